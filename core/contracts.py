@@ -1,0 +1,73 @@
+"""Tool contracts: JSON Schemas for arguments and outputs, and PII redaction."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from core.errors import ContractError
+from core.models import ToolSpec
+
+REDACTED = "***"
+
+
+def parameters_schema(tool: ToolSpec) -> dict[str, Any]:
+    """The JSON Schema of a tool's arguments: no unknown keys, required as declared."""
+    return {
+        "type": "object",
+        "properties": {p.name: p.json_schema() for p in tool.parameters},
+        "required": [p.name for p in tool.parameters if p.required],
+        "additionalProperties": False,
+    }
+
+
+def _validator(tool: ToolSpec, which: str) -> Draft202012Validator | None:
+    # Compiled once per loaded tool: the cache lives on the tool, not in a module global.
+    if which not in tool._validators:
+        schema = parameters_schema(tool) if which == "args" else tool.returns
+        tool._validators[which] = Draft202012Validator(schema) if schema is not None else None
+    return tool._validators[which]
+
+
+def _problems(validator: Draft202012Validator, value: Any) -> list[str]:
+    out = []
+    for err in sorted(validator.iter_errors(value), key=lambda e: list(e.path))[:5]:
+        where = "/".join(str(p) for p in err.path) or "(root)"
+        out.append(f"{where}: {err.message}")
+    return out
+
+
+def check_arguments(tool: ToolSpec, arguments: dict[str, Any], *, step_id: Any = None) -> None:
+    """Raise ContractError when arguments break the tool's parameter schema."""
+    validator = _validator(tool, "args")
+    problems = _problems(validator, arguments) if validator else []
+    if problems:
+        raise ContractError(
+            f"arguments for {tool.tool_name} break its contract: " + "; ".join(problems),
+            message_zh=f"{tool.tool_name} 的参数不符合契约: " + "; ".join(problems),
+            step_id=step_id,
+        )
+
+
+def check_output(tool: ToolSpec, output: Any, *, step_id: Any = None) -> None:
+    """Raise ContractError when an output breaks the tool's `returns` schema."""
+    validator = _validator(tool, "returns")
+    problems = _problems(validator, output) if validator else []
+    if problems:
+        raise ContractError(
+            f"output of {tool.tool_name} breaks its `returns` contract: " + "; ".join(problems),
+            message_zh=f"{tool.tool_name} 的返回不符合契约: " + "; ".join(problems),
+            step_id=step_id,
+        )
+
+
+def redact(value: Any, fields: frozenset[str] | set[str]) -> Any:
+    """A copy of value with every key named in `fields` replaced, at any depth."""
+    if not fields:
+        return value
+    if isinstance(value, dict):
+        return {k: (REDACTED if k in fields else redact(v, fields)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact(v, fields) for v in value]
+    return value

@@ -1,0 +1,413 @@
+"""pydantic models: the contracts between layers.
+
+Knowledge (what packs declare): ParamSpec, ToolSpec, RuleSpec, PackSpec...
+Planning (what a planner answers): Plan, PlanStep, StepRef.
+Running (what the executor records): StepRun, RunRecord, ErrorInfo; and the facade's
+Request and RunReport.
+Spec models accept extra keys ("extend only with optional keys") and keep them.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+
+StepId = int | str
+JsonType = Literal["string", "integer", "number", "boolean", "array", "object"]
+NAME_RE = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]*$")
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+# --------------------------------------------------------------------------- knowledge
+
+
+class ParamSpec(BaseModel):
+    """One tool parameter; any extra JSON Schema keyword (minimum, format...) is kept."""
+
+    model_config = ConfigDict(extra="allow")
+
+    name: str
+    type: JsonType = "string"
+    description: str = ""
+    required: bool = False
+    default: Any = None
+    enum: list[Any] | None = None
+    synonyms: dict[str, list[str]] = Field(default_factory=dict)
+    patterns: list[str] = Field(default_factory=list)
+
+    @property
+    def has_default(self) -> bool:
+        return "default" in self.model_fields_set
+
+    def json_schema(self) -> dict[str, Any]:
+        """The JSON Schema of this parameter (our vocabulary keys removed)."""
+        schema: dict[str, Any] = {"type": self.type}
+        if self.description:
+            schema["description"] = self.description
+        if self.enum is not None:
+            schema["enum"] = self.enum
+        if self.has_default:
+            schema["default"] = self.default
+        schema.update(self.model_extra or {})
+        return schema
+
+
+class Example(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    user_query: str
+    extracted_params: dict[str, Any] = Field(default_factory=dict)
+
+
+class HttpBinding(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    method: Literal["GET", "POST", "PUT", "PATCH", "DELETE"] = "POST"
+    path: str
+
+    @field_validator("method", mode="before")
+    @classmethod
+    def _upper(cls, v: Any) -> Any:
+        return v.upper() if isinstance(v, str) else v
+
+
+class McpBinding(BaseModel):
+    server: str
+    tool: str
+
+
+class CallSpec(BaseModel):
+    """Exactly one binding: http, python ("module:function") or mcp."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    http: HttpBinding | None = None
+    python: str | None = None
+    mcp: McpBinding | None = None
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> CallSpec:
+        bound = [k for k in ("http", "python", "mcp") if getattr(self, k) is not None]
+        if len(bound) != 1:
+            raise ValueError(f"call needs exactly one of http, python, mcp (got {bound or 'none'})")
+        if self.python is not None and not re.match(r"^[\w.]+:\w+$", self.python):
+            raise ValueError(f"call.python must be 'module:function', got {self.python!r}")
+        return self
+
+    @property
+    def kind(self) -> str:
+        return "http" if self.http else "python" if self.python else "mcp"
+
+
+class ToolSpec(BaseModel):
+    """An atomic tool (one entry of the atomic tool library)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    tool_name: str
+    description: str
+    parameters: list[ParamSpec] = Field(default_factory=list)
+    examples: list[Example] = Field(default_factory=list)
+    returns: dict[str, Any] | None = None
+    call: CallSpec
+    side_effects: bool = True
+    timeout_s: float | None = None
+    pii: list[str] = Field(default_factory=list)
+    version: str | None = None
+    # Set by the loader, never read from YAML.
+    pack: str = Field(default="", exclude=True)
+    source_file: str = Field(default="", exclude=True)
+    _validators: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    @field_validator("tool_name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if not NAME_RE.match(v):
+            raise ValueError(f"tool_name {v!r} must match [a-zA-Z_][a-zA-Z0-9_]*")
+        return v
+
+    def param(self, name: str) -> ParamSpec | None:
+        return next((p for p in self.parameters if p.name == name), None)
+
+
+class ValueMapping(BaseModel):
+    """Where a step parameter's value comes from."""
+
+    model_config = ConfigDict(extra="allow")
+
+    source: Literal["initial_query", "defaults", "constant", "step_output"]
+    value: Any = None
+    step_id: StepId | None = None
+
+    @model_validator(mode="after")
+    def _step_output_needs_step(self) -> ValueMapping:
+        if self.source == "step_output" and self.step_id is None:
+            raise ValueError("source step_output needs step_id")
+        if self.source != "constant" and not isinstance(self.value, str):
+            raise ValueError(f"source {self.source} needs a string value (a name or a path)")
+        return self
+
+
+class StateSpec(BaseModel):
+    name: str
+    aliases: list[str] = Field(default_factory=list)
+
+    @property
+    def words(self) -> list[str]:
+        return [self.name, *self.aliases]
+
+
+class DagStep(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    step_id: StepId
+    tool_name: str
+    description: str = ""
+    dependencies: list[StepId] = Field(default_factory=list)
+    parameter_mapping: dict[str, ValueMapping] = Field(default_factory=dict)
+    condition: str | None = None
+    reaches_state: StateSpec | None = None
+
+
+class RuleSpec(BaseModel):
+    """A recipe: a DAG of tool calls (one entry of the tool-call rule library)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    rule_name: str
+    description: str
+    trigger_phrases: list[str] = Field(default_factory=list)
+    examples: list[Example] = Field(default_factory=list)
+    dag_definition: list[DagStep]
+    pack: str = Field(default="", exclude=True)
+    source_file: str = Field(default="", exclude=True)
+
+    @field_validator("rule_name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if not NAME_RE.match(v):
+            raise ValueError(f"rule_name {v!r} must match [a-zA-Z_][a-zA-Z0-9_]*")
+        return v
+
+    def step(self, step_id: StepId) -> DagStep | None:
+        return next((s for s in self.dag_definition if s.step_id == step_id), None)
+
+
+class EnvironmentSpec(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    base_url: str | None = None
+    aliases: list[str] = Field(default_factory=list)
+    confirm: bool = False
+    allowed_users: list[str] | None = None
+
+
+class McpServerSpec(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] | None = None
+    url: str | None = None
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> McpServerSpec:
+        if bool(self.command) == bool(self.url):
+            raise ValueError("an MCP server needs exactly one of command (stdio) or url (streamable HTTP)")
+        return self
+
+
+class LocalService(BaseModel):
+    """Optional (ext.): a local service the pack's tools call, started on demand when
+    its health URL does not answer (the zero set-up demo path)."""
+
+    command: list[str]
+    health_url: str
+    startup_timeout_s: float = 20.0
+
+
+class PackSpec(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    name: str
+    description: str = ""
+    default_environment: str | None = None
+    environments: dict[str, EnvironmentSpec] = Field(default_factory=dict)
+    mcp_servers: dict[str, McpServerSpec] = Field(default_factory=dict)
+    local_service: LocalService | None = None
+    path: str = Field(default="", exclude=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _split_default(cls, data: Any) -> Any:
+        # `environments.default` names the default environment; the rest are environments.
+        if isinstance(data, dict) and isinstance(data.get("environments"), dict):
+            envs = dict(data["environments"])
+            default = envs.pop("default", None)
+            if default is not None and not isinstance(default, str):
+                raise ValueError("environments.default must be the name of an environment")
+            data = {**data, "environments": envs, "default_environment": default}
+        return data
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if not re.match(r"^[a-z0-9_]+$", v):
+            raise ValueError(f"pack name {v!r} must match [a-z0-9_]+")
+        return v
+
+
+# --------------------------------------------------------------------------- planning
+
+ValueSource = Literal["request", "defaults", "tool_default", "constant", "step_output", "conversation"]
+
+
+class StepRef(BaseModel):
+    """An argument whose value is read from an earlier step's output (JMESPath)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    from_step: StepId
+    path: str
+
+
+class PlanStep(BaseModel):
+    step_id: StepId
+    tool_name: str
+    dependencies: list[StepId] = Field(default_factory=list)
+    arguments: dict[str, StepRef | Any] = Field(default_factory=dict)
+    # Extensions (optional keys): the business description, the condition, where values came from.
+    description: str = ""
+    condition: str | None = None
+    sources: dict[str, ValueSource] = Field(default_factory=dict)
+
+
+class Plan(BaseModel):
+    """What a planner answers; rendered as the spec's `plan --json` object."""
+
+    status: Literal["planned", "needs_input", "no_match"]
+    rule: str | None = None
+    environment: str | None = None
+    steps: list[PlanStep] = Field(default_factory=list)
+    missing: list[str] = Field(default_factory=list)
+    question: str | None = None
+    # Extensions.
+    pack: str | None = None
+    tool: str | None = None
+    target_state: str | None = None
+    planner: str = "rules"
+    known: dict[str, Any] = Field(default_factory=dict)  # request values, kept for a follow-up turn
+    notes: list[str] = Field(default_factory=list)
+
+    def step(self, step_id: StepId) -> PlanStep | None:
+        return next((s for s in self.steps if s.step_id == step_id), None)
+
+    def spec_json(self) -> dict[str, Any]:
+        """The spec's JSON object: the required keys first, extensions after."""
+        data = self.model_dump(mode="json")
+        head = {k: data.pop(k) for k in ("status", "rule", "environment", "steps", "missing", "question")}
+        return {**head, **data}
+
+
+# --------------------------------------------------------------------------- running
+
+StepStatus = Literal["pending", "running", "succeeded", "failed", "skipped", "paused", "interrupted"]
+RunStatus = Literal[
+    "pending", "running", "succeeded", "failed", "paused", "aborted", "interrupted", "awaiting_confirmation",
+]
+TERMINAL_RUN = frozenset({"succeeded", "failed", "aborted"})
+
+
+class ErrorInfo(BaseModel):
+    code: str
+    message: str
+    message_zh: str | None = None
+    step_id: StepId | None = None
+    trace_id: str | None = None
+    retryable: bool = False
+
+
+class StepRun(BaseModel):
+    step_id: StepId
+    tool_name: str
+    status: StepStatus = "pending"
+    attempts: int = 0
+    arguments: dict[str, Any] | None = None
+    output: Any = None
+    error: ErrorInfo | None = None
+    started_at: datetime | None = None
+    ended_at: datetime | None = None
+    skip_reason: str | None = None
+
+
+class Request(BaseModel):
+    """One user request, from any surface."""
+
+    text: str
+    user: str | None = None
+    channel: str | None = None
+    thread: str | None = None
+    surface: str = "cli"
+    environment: str | None = None
+    previous: Plan | None = None  # a pending needs_input plan this message answers
+
+
+class RunRecord(BaseModel):
+    run_id: str
+    trace_id: str
+    status: RunStatus = "pending"
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+    request: Request
+    plan: Plan
+    steps: list[StepRun] = Field(default_factory=list)
+    error: ErrorInfo | None = None
+
+    def step(self, step_id: StepId) -> StepRun:
+        return next(s for s in self.steps if s.step_id == step_id)
+
+    @property
+    def latency_ms(self) -> float:
+        return (self.updated_at - self.created_at).total_seconds() * 1000
+
+
+class RunReport(BaseModel):
+    """What the facade answers to every surface."""
+
+    request: Request
+    plan: Plan | None = None
+    run: RunRecord | None = None
+    error: ErrorInfo | None = None
+    trace_id: str
+    latency_ms: float = 0.0
+
+    def spec_json(self, *, with_run: bool) -> dict[str, Any]:
+        data: dict[str, Any] = self.plan.spec_json() if self.plan else {"status": "error"}
+        if with_run:
+            data["run"] = run_json(self.run) if self.run else None
+        if self.error:
+            data["error"] = self.error.model_dump(mode="json")
+        data["trace_id"] = self.trace_id
+        return data
+
+
+def run_json(run: RunRecord) -> dict[str, Any]:
+    """The spec's `run` object of `ask --json`."""
+    return {
+        "run_id": run.run_id,
+        "trace_id": run.trace_id,
+        "status": run.status,
+        "steps": [
+            {
+                "step_id": s.step_id, "tool_name": s.tool_name, "status": s.status, "attempts": s.attempts,
+                "output": s.output, "error": s.error.model_dump(mode="json") if s.error else None,
+            }
+            for s in run.steps
+        ],
+    }
