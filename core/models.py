@@ -265,6 +265,16 @@ class PackSpec(BaseModel):
 
 # --------------------------------------------------------------------------- planning
 
+
+class RetrievalHit(BaseModel):
+    """One retrieved tool or rule, best first (rank 0)."""
+
+    kind: Literal["tool", "rule"]
+    name: str
+    score: float
+    rank: int
+    text: str = ""
+
 ValueSource = Literal["request", "defaults", "tool_default", "constant", "step_output", "conversation"]
 
 

@@ -1,0 +1,117 @@
+"""Pure text helpers for the rule planner: normalising, phrase matching, similarity, casting."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+T = TypeVar("T")
+
+_ID_OR_NUMBER = re.compile(r"[A-Za-z]*\d[A-Za-z0-9_.-]*")
+_SPACE = re.compile(r"\s+")
+CN_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+
+
+def normalize(text: str) -> str:
+    """NFKC (full-width to half-width), control characters dropped, spaces folded."""
+    text = unicodedata.normalize("NFKC", text)
+    text = "".join(ch for ch in text if ch in "\t\n" or unicodedata.category(ch)[0] != "C")
+    return _SPACE.sub(" ", text).strip()
+
+
+def is_ascii_word(word: str) -> bool:
+    return word.isascii() and any(ch.isalnum() for ch in word)
+
+
+@dataclass(frozen=True)
+class PhraseHit(Generic[T]):
+    start: int
+    end: int
+    phrase: str
+    payload: T
+
+
+def phrase_pattern(phrase: str) -> re.Pattern[str]:
+    """Case-insensitive; ASCII words only match whole (no 'pre' inside 'prepare')."""
+    body = re.escape(phrase)
+    if is_ascii_word(phrase):
+        body = rf"(?<![A-Za-z0-9]){body}(?![A-Za-z0-9])"
+    return re.compile(body, re.IGNORECASE)
+
+
+def find_phrases(text: str, phrases: Iterable[tuple[re.Pattern[str], str, T]]) -> list[PhraseHit[T]]:
+    """All occurrences, then longest-match-wins: overlapping shorter hits are dropped."""
+    hits = [PhraseHit(m.start(), m.end(), phrase, payload)
+            for pattern, phrase, payload in phrases for m in pattern.finditer(text)]
+    hits.sort(key=lambda h: (-(h.end - h.start), h.start))
+    kept: list[PhraseHit[T]] = []
+    for hit in hits:
+        if all(hit.end <= k.start or hit.start >= k.end for k in kept):
+            kept.append(hit)
+    return sorted(kept, key=lambda h: h.start)
+
+
+def shingles(text: str) -> frozenset[str]:
+    """Character unigrams and bigrams of the text with ids and numbers masked."""
+    masked = _ID_OR_NUMBER.sub("#", text.lower())
+    chars = [c for c in masked if not c.isspace()]
+    grams = set(chars)
+    grams.update(a + b for a, b in zip(chars, chars[1:], strict=False))
+    return frozenset(grams)
+
+
+def similarity(a: frozenset[str], b: frozenset[str]) -> float:
+    """Dice coefficient of two shingle sets (0..1)."""
+    if not a or not b:
+        return 0.0
+    return 2 * len(a & b) / (len(a) + len(b))
+
+
+def cn_number(text: str) -> int | None:
+    """Small Chinese numerals: 三 -> 3, 十二 -> 12, 二十 -> 20, 两 -> 2."""
+    if not text or any(ch not in CN_DIGITS and ch != "十" for ch in text):
+        return None
+    if "十" not in text:
+        value = 0
+        for ch in text:
+            value = value * 10 + CN_DIGITS[ch]
+        return value
+    tens, _, ones = text.partition("十")
+    return (CN_DIGITS.get(tens, 1) if tens else 1) * 10 + (CN_DIGITS[ones] if ones else 0)
+
+
+def cast(value: Any, json_type: str) -> Any:
+    """Cast an extracted string to the parameter's JSON type; raise ValueError if it cannot be."""
+    if json_type == "string":
+        return str(value).strip()
+    if json_type in ("integer", "number"):
+        if isinstance(value, bool):
+            raise ValueError("boolean is not a number")
+        if isinstance(value, str):
+            text = value.strip()
+            number = cn_number(text)
+            value = number if number is not None else float(text)
+        number = float(value)
+        if json_type == "integer":
+            if not number.is_integer():
+                raise ValueError(f"{value} is not an integer")
+            return int(number)
+        return int(number) if number.is_integer() else number
+    if json_type == "boolean":
+        if isinstance(value, bool):
+            return value
+        text = str(value).strip().lower()
+        if text in ("true", "yes", "y", "1", "是", "要", "开启"):
+            return True
+        if text in ("false", "no", "n", "0", "否", "不要", "关闭"):
+            return False
+        raise ValueError(f"{value!r} is not a yes/no")
+    return value
+
+
+def mostly_ascii(text: str) -> bool:
+    letters = [c for c in text if c.isalpha()]
+    return bool(letters) and sum(c.isascii() for c in letters) / len(letters) > 0.8
