@@ -7,7 +7,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from core.errors import ContractError
-from core.models import ToolSpec
+from core.models import Plan, StepRef, ToolSpec
 
 REDACTED = "***"
 
@@ -60,6 +60,28 @@ def check_output(tool: ToolSpec, output: Any, *, step_id: Any = None) -> None:
             message_zh=f"{tool.tool_name} 的返回不符合契约: " + "; ".join(problems),
             step_id=step_id,
         )
+
+
+def check_plan(tools: dict[str, ToolSpec], plan: Plan) -> None:
+    """The gate before anything runs: every literal argument of every step that will run must
+    satisfy its tool's schema, so a bad value fails the plan, not step 5 after 4 writes."""
+    for step in plan.steps:
+        if step.skipped:
+            continue
+        tool = tools.get(step.tool_name)
+        if tool is None:
+            raise ContractError(f"step {step.step_id}: unknown tool {step.tool_name!r}", step_id=step.step_id)
+        refs = {k for k, v in step.arguments.items() if isinstance(v, StepRef)}
+        schema = parameters_schema(tool)
+        schema["required"] = [r for r in schema["required"] if r not in refs]
+        literal = {k: v for k, v in step.arguments.items() if k not in refs}
+        problems = _problems(Draft202012Validator(schema), literal)
+        if problems:
+            raise ContractError(
+                f"step {step.step_id} ({tool.tool_name}): " + "; ".join(problems),
+                message_zh=f"第 {step.step_id} 步 ({tool.tool_name}) 的参数不合法: " + "; ".join(problems),
+                step_id=step.step_id,
+            )
 
 
 def redact(value: Any, fields: frozenset[str] | set[str]) -> Any:

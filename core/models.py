@@ -296,6 +296,7 @@ class PlanStep(BaseModel):
     description: str = ""
     condition: str | None = None
     sources: dict[str, ValueSource] = Field(default_factory=dict)
+    skipped: str | None = None  # why the planner already knows this step will be skipped
 
 
 class Plan(BaseModel):

@@ -233,7 +233,8 @@ class RulePlanner:
                 missing += [m for m in step_missing if m not in missing]
             steps.append(PlanStep(step_id=spec.step_id, tool_name=spec.tool_name, dependencies=new_deps[spec.step_id],
                                   arguments=args, description=spec.description or tool.description,
-                                  condition=spec.condition, sources=sources))  # type: ignore[arg-type]
+                                  condition=spec.condition, sources=sources,  # type: ignore[arg-type]
+                                  skipped=off.get(spec.step_id)))
         plan = Plan(status="planned", rule=rule.rule_name, environment=env, steps=steps, pack=rule.pack,
                     target_state=rule.step(target).reaches_state.name if target is not None else None,  # type: ignore[union-attr]
                     known=values.known, notes=notes)

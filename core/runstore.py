@@ -1,0 +1,213 @@
+"""RunStore: every run, step and event, written before the work moves on (SQLite by default).
+
+A killed process loses no run: `recover()` at start-up marks what was in flight `interrupted`,
+and interrupted or paused runs can be resumed. Arguments and outputs arrive here already
+redacted; the raw outputs that later steps of an unfinished run still need live in `vars` and
+are deleted as soon as the run ends.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from core.errors import RUN_NOT_FOUND, InputError
+from core.models import ErrorInfo, Plan, Request, RunRecord, StepId, StepRun, utcnow
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+  run_id TEXT PRIMARY KEY, trace_id TEXT NOT NULL, status TEXT NOT NULL,
+  created_at TEXT NOT NULL, updated_at TEXT NOT NULL, user TEXT, channel TEXT, thread TEXT, surface TEXT,
+  request_text TEXT NOT NULL, rule TEXT, tool TEXT, environment TEXT, attempts INTEGER NOT NULL DEFAULT 0,
+  latency_ms REAL, request_json TEXT NOT NULL, plan_json TEXT NOT NULL, error_json TEXT);
+CREATE INDEX IF NOT EXISTS runs_created ON runs(created_at);
+CREATE INDEX IF NOT EXISTS runs_status ON runs(status);
+CREATE INDEX IF NOT EXISTS runs_user ON runs(user);
+CREATE TABLE IF NOT EXISTS steps (
+  run_id TEXT NOT NULL, position INTEGER NOT NULL, step_id TEXT NOT NULL, tool_name TEXT NOT NULL,
+  status TEXT NOT NULL, attempts INTEGER NOT NULL, arguments_json TEXT, output_json TEXT, error_json TEXT,
+  started_at TEXT, ended_at TEXT, skip_reason TEXT, PRIMARY KEY (run_id, step_id));
+CREATE TABLE IF NOT EXISTS events (
+  id INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL, at TEXT NOT NULL, kind TEXT NOT NULL,
+  step_id TEXT, data_json TEXT);
+CREATE INDEX IF NOT EXISTS events_run ON events(run_id);
+CREATE TABLE IF NOT EXISTS vars (run_id TEXT NOT NULL, step_id TEXT NOT NULL, value_json TEXT NOT NULL,
+  PRIMARY KEY (run_id, step_id));
+"""
+
+IN_FLIGHT = ("pending", "running")
+
+
+class RunSummary(BaseModel):
+    run_id: str
+    trace_id: str
+    status: str
+    created_at: datetime
+    updated_at: datetime
+    user: str | None
+    surface: str | None
+    request_text: str
+    rule: str | None
+    tool: str | None
+    environment: str | None
+    attempts: int
+    latency_ms: float | None
+
+
+def _dump(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, BaseModel):
+        return value.model_dump_json()
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _sid(step_id: StepId) -> str:
+    return json.dumps(step_id)  # keeps int vs str across the round trip
+
+
+class RunStore:
+    """SQLite-backed store; safe to share between threads (one connection, one lock)."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
+        self._db.row_factory = sqlite3.Row
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: durable at each checkpoint, no fsync per step
+        self._db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def _write(self, sql: str, args: tuple[Any, ...] | list[Any]) -> None:
+        with self._lock:
+            self._db.execute(sql, args)
+
+    # ------------------------------------------------------------------ writes
+
+    def create_run(self, run: RunRecord) -> None:
+        r = run.request
+        with self._lock, self._db:
+            self._db.execute("BEGIN")
+            self._db.execute(
+                "INSERT INTO runs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (run.run_id, run.trace_id, run.status, run.created_at.isoformat(), run.updated_at.isoformat(), r.user,
+                 r.channel, r.thread, r.surface, r.text, run.plan.rule, run.plan.tool, run.plan.environment, 0, None,
+                 r.model_dump_json(exclude={"previous"}), run.plan.model_dump_json(), _dump(run.error)),
+            )
+            for pos, step in enumerate(run.steps):
+                self._db.execute(
+                    "INSERT INTO steps VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (run.run_id, pos, _sid(step.step_id), step.tool_name, step.status, step.attempts,
+                     _dump(step.arguments), _dump(step.output), _dump(step.error), None, None, step.skip_reason),
+                )
+            self._db.execute("COMMIT")
+
+    def update_run(self, run: RunRecord) -> None:
+        run.updated_at = utcnow()
+        attempts = sum(s.attempts for s in run.steps)
+        self._write(
+            "UPDATE runs SET status=?, updated_at=?, attempts=?, latency_ms=?, error_json=? WHERE run_id=?",
+            (run.status, run.updated_at.isoformat(), attempts, run.latency_ms, _dump(run.error), run.run_id),
+        )
+
+    def update_step(self, run_id: str, step: StepRun) -> None:
+        self._write(
+            "UPDATE steps SET status=?, attempts=?, arguments_json=?, output_json=?, error_json=?, started_at=?,"
+            " ended_at=?, skip_reason=? WHERE run_id=? AND step_id=?",
+            (step.status, step.attempts, _dump(step.arguments), _dump(step.output), _dump(step.error),
+             step.started_at.isoformat() if step.started_at else None,
+             step.ended_at.isoformat() if step.ended_at else None, step.skip_reason, run_id, _sid(step.step_id)),
+        )
+
+    def add_event(self, run_id: str, kind: str, step_id: StepId | None = None, data: Any = None) -> None:
+        self._write("INSERT INTO events(run_id, at, kind, step_id, data_json) VALUES (?,?,?,?,?)",
+                    (run_id, utcnow().isoformat(), kind, _sid(step_id) if step_id is not None else None, _dump(data)))
+
+    def save_var(self, run_id: str, step_id: StepId, value: Any) -> None:
+        self._write("INSERT OR REPLACE INTO vars VALUES (?,?,?)", (run_id, _sid(step_id), _dump(value) or "null"))
+
+    def clear_vars(self, run_id: str) -> None:
+        self._write("DELETE FROM vars WHERE run_id=?", (run_id,))
+
+    # ------------------------------------------------------------------ reads
+
+    def load_vars(self, run_id: str) -> dict[StepId, Any]:
+        with self._lock:
+            rows = self._db.execute("SELECT step_id, value_json FROM vars WHERE run_id=?", (run_id,)).fetchall()
+        return {json.loads(r["step_id"]): json.loads(r["value_json"]) for r in rows}
+
+    def get(self, run_id: str) -> RunRecord:
+        with self._lock:
+            row = self._db.execute("SELECT * FROM runs WHERE run_id=?", (run_id,)).fetchone()
+            steps = self._db.execute("SELECT * FROM steps WHERE run_id=? ORDER BY position", (run_id,)).fetchall()
+        if row is None:
+            raise InputError(f"no run {run_id!r}", message_zh=f"找不到运行 {run_id!r}", code=RUN_NOT_FOUND)
+        return RunRecord(
+            run_id=row["run_id"], trace_id=row["trace_id"], status=row["status"],
+            created_at=datetime.fromisoformat(row["created_at"]), updated_at=datetime.fromisoformat(row["updated_at"]),
+            request=Request.model_validate_json(row["request_json"]), plan=Plan.model_validate_json(row["plan_json"]),
+            error=ErrorInfo.model_validate_json(row["error_json"]) if row["error_json"] else None,
+            steps=[_step(s) for s in steps],
+        )
+
+    def events(self, run_id: str) -> list[dict[str, Any]]:
+        with self._lock:
+            rows = self._db.execute("SELECT at, kind, step_id, data_json FROM events WHERE run_id=? ORDER BY id",
+                                    (run_id,)).fetchall()
+        return [{"at": r["at"], "kind": r["kind"], "step_id": json.loads(r["step_id"]) if r["step_id"] else None,
+                 "data": json.loads(r["data_json"]) if r["data_json"] else None} for r in rows]
+
+    def list(self, *, limit: int = 50, offset: int = 0, status: str | None = None,
+             user: str | None = None) -> list[RunSummary]:
+        clauses, args = [], []
+        for col, val in (("status", status), ("user", user)):
+            if val:
+                clauses.append(f"{col} = ?")
+                args.append(val)
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT run_id, trace_id, status, created_at, updated_at, user, surface, request_text, rule, tool,"
+                f" environment, attempts, latency_ms FROM runs {where} ORDER BY created_at DESC LIMIT ? OFFSET ?",
+                [*args, limit, offset],
+            ).fetchall()
+        return [RunSummary.model_validate(dict(r)) for r in rows]
+
+    def recover(self) -> list[str]:
+        """Mark runs a dead process left in flight as `interrupted`; return their ids."""
+        with self._lock, self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            ids = [r[0] for r in self._db.execute(
+                f"SELECT run_id FROM runs WHERE status IN {IN_FLIGHT}").fetchall()]  # noqa: S608 - constant
+            for run_id in ids:
+                self._db.execute("UPDATE runs SET status='interrupted', updated_at=? WHERE run_id=?",
+                                 (utcnow().isoformat(), run_id))
+                self._db.execute("UPDATE steps SET status='interrupted' WHERE run_id=? AND status='running'", (run_id,))
+                self._db.execute("INSERT INTO events(run_id, at, kind) VALUES (?,?,'interrupted')",
+                                 (run_id, utcnow().isoformat()))
+            self._db.execute("COMMIT")
+        return ids
+
+
+def _step(row: sqlite3.Row) -> StepRun:
+    return StepRun(
+        step_id=json.loads(row["step_id"]), tool_name=row["tool_name"], status=row["status"],
+        attempts=row["attempts"],
+        arguments=json.loads(row["arguments_json"]) if row["arguments_json"] else None,
+        output=json.loads(row["output_json"]) if row["output_json"] else None,
+        error=ErrorInfo.model_validate_json(row["error_json"]) if row["error_json"] else None,
+        started_at=datetime.fromisoformat(row["started_at"]) if row["started_at"] else None,
+        ended_at=datetime.fromisoformat(row["ended_at"]) if row["ended_at"] else None,
+        skip_reason=row["skip_reason"],
+    )

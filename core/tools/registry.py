@@ -1,0 +1,47 @@
+"""The tool registry: one invoker per binding kind, chosen by the tool's `call`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import httpx
+
+from core.knowledge import Knowledge
+from core.models import ToolSpec
+from core.tools.base import Target
+from core.tools.http import HttpInvoker
+from core.tools.mcp import McpInvoker
+from core.tools.python import PythonInvoker
+
+
+class ToolRegistry:
+    """Calls tools by their binding. Use as an async context manager (it owns connections)."""
+
+    def __init__(self, knowledge: Knowledge, environ: Mapping[str, str],
+                 client: httpx.AsyncClient | None = None) -> None:
+        self.kn = knowledge
+        self.environ = environ
+        self._own_client = client is None
+        self.client = client or httpx.AsyncClient(timeout=httpx.Timeout(30.0),
+                                                  limits=httpx.Limits(max_connections=64))
+        self._invokers = {"http": HttpInvoker(self.client), "python": PythonInvoker(), "mcp": McpInvoker()}
+
+    def target(self, pack: str, environment: str | None) -> Target:
+        spec = self.kn.packs[pack]
+        return Target(pack=spec, environment=environment,
+                      spec=spec.environments.get(environment) if environment else None, environ=self.environ)
+
+    async def invoke(self, tool: ToolSpec, arguments: dict[str, Any], target: Target) -> Any:
+        return await self._invokers[tool.call.kind].invoke(tool, arguments, target)
+
+    async def aclose(self) -> None:
+        await self._invokers["mcp"].aclose()  # type: ignore[attr-defined]
+        if self._own_client:
+            await self.client.aclose()
+
+    async def __aenter__(self) -> ToolRegistry:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
