@@ -119,7 +119,7 @@ class Assistant:
                 run = await executor.run(request, plan, trace_id=trace_id)
             return self._report(request, trace_id, start, plan=plan, run=run)
         except DatasmithError as exc:
-            log.warning("trace %s: %s", trace_id, exc)
+            log.info("trace %s: %s", trace_id, exc)
             return self._report(request, trace_id, start, plan=plan, error=exc)
 
     async def resume(self, run_id: str, action: ResumeAction, *, by: str | None = None,

