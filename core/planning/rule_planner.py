@@ -24,6 +24,8 @@ from core.planning.vocabulary import Vocabulary
 
 TOOL_MIN = 0.55  # least example similarity for a single tool without other evidence
 RULE_MIN = 0.60  # least example similarity for a rule without a trigger phrase or state
+NEAR_EXAMPLE = 0.75  # an example this close is as strong as a trigger phrase...
+NEAR_MARGIN = 0.30  # ...when it beats the triggered rule's own similarity by this much
 
 
 @dataclass
@@ -32,6 +34,7 @@ class Choice:
     name: str
     score: float
     evidence: str
+    sim: float = 0.0  # the best example similarity alone
 
 
 @dataclass
@@ -87,15 +90,18 @@ class RulePlanner:
         for name in self.kn.rules:
             sim = self.voc.rule_similarity(sh, name)
             if name in triggered:
-                rules.append(Choice("rule", name, 2 + 0.05 * triggered[name] + sim, "trigger"))
+                rules.append(Choice("rule", name, 2 + 0.05 * triggered[name] + sim, "trigger", sim))
             elif self.voc.state_hits(text, name):
-                rules.append(Choice("rule", name, 1 + sim, "state"))
+                rules.append(Choice("rule", name, 1 + sim, "state", sim))
             else:
-                rules.append(Choice("rule", name, sim, "similarity"))
+                rules.append(Choice("rule", name, sim, "similarity", sim))
         bonus = {h.name: 0.02 / (1 + h.rank) for h in hits or []}
         tool_names = [h.name for h in hits if h.kind == "tool"] if hits else list(self.kn.tools)
-        tools = [Choice("tool", n, self.voc.tool_similarity(sh, n) + bonus.get(n, 0.0), "similarity")
-                 for n in tool_names if n in self.kn.tools]
+        tools = []
+        for n in tool_names:
+            if n in self.kn.tools:
+                sim = self.voc.tool_similarity(sh, n)
+                tools.append(Choice("tool", n, sim + bonus.get(n, 0.0), "similarity", sim))
         for c in rules:
             c.score += bonus.get(c.name, 0.0)
         best_rule = max(rules, key=lambda c: c.score, default=None)
@@ -104,6 +110,15 @@ class RulePlanner:
         if prev and (prev.rule or prev.tool) and not triggered:
             return Choice("rule" if prev.rule else "tool", prev.rule or prev.tool or "", 1.0, "conversation"), None
         if best_rule and best_rule.evidence == "trigger":
+            # A near-verbatim example of something else outweighs a short trigger phrase.
+            near = max((c for c in [*rules, *tools] if c is not best_rule and c.sim >= NEAR_EXAMPLE),
+                       key=lambda c: c.sim, default=None)
+            if near and near.sim >= best_rule.sim + NEAR_MARGIN:
+                return near, None
+            # A named target state the triggered rule cannot reach: a rule that reaches it serves better.
+            reaching = [c for c in rules if c.evidence == "state"]
+            if reaching and not self.voc.state_hits(text, best_rule.name):
+                return max(reaching, key=lambda c: c.score), good_tool
             return best_rule, good_tool
         if best_rule and best_rule.evidence == "state":
             # A state word asks for the rule, unless the best tool's own examples use that word

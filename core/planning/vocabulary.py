@@ -78,6 +78,7 @@ class Vocabulary:
     enums: dict[tuple[str, str], Phrases] = field(default_factory=dict)  # (tool, param) -> value
     contexts: dict[tuple[str, str], list[re.Pattern[str]]] = field(default_factory=dict)  # (tool|rule, name)
     patterns: dict[tuple[str, str], list[re.Pattern[str]]] = field(default_factory=dict)
+    enum_lefts: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # words seen before an enum value
 
     @classmethod
     def build(cls, kn: Knowledge) -> Vocabulary:
@@ -103,6 +104,7 @@ class Vocabulary:
                 key = (tool.tool_name, p.name)
                 voc.patterns[key] = [re.compile(x) for x in p.patterns]
                 voc.enums[key] = voc._enum_phrases(p)
+                voc.enum_lefts[key] = voc._enum_lefts(tool.examples, p)
                 voc.contexts[key] = [pat for e in tool.examples for pat in context_patterns(e, p.name)]
         return voc
 
@@ -113,6 +115,21 @@ class Vocabulary:
             for word in [str(value), *p.synonyms.get(str(value), [])]:
                 phrases.append((phrase_pattern(word), word, value))
         return phrases
+
+    @staticmethod
+    def _enum_lefts(examples: list[Example], p: ParamSpec) -> set[str]:
+        """The character before an enum word in examples: which of two named values is meant
+        ("美元兑欧元" -> the one after 兑)."""
+        lefts: set[str] = set()
+        for ex in examples:
+            value = ex.extracted_params.get(p.name)
+            if value is None or p.enum is None:
+                continue
+            for word in [str(value), *p.synonyms.get(str(value), [])]:
+                pos = ex.user_query.find(word)
+                if pos > 0:
+                    lefts.add(ex.user_query[pos - 1])
+        return lefts
 
     # ------------------------------------------------------------------ matching
 
@@ -142,6 +159,9 @@ class Vocabulary:
                 if got is not MISSING:
                     return Extracted(got, m.start(), "pattern")
         hits = find_phrases(text, self.enums.get(key, []))
+        if len({h.payload for h in hits}) > 1:  # several values named: the examples' context decides
+            lefts = self.enum_lefts.get(key, set())
+            hits = [h for h in hits if h.start > 0 and text[h.start - 1] in lefts] or hits
         if hits:
             return Extracted(hits[0].payload, hits[0].start, "enum")
         if param.enum is None:
