@@ -41,10 +41,9 @@ def run_text(run: RunRecord) -> str:
     lines = [f"Run {run.run_id}: {run.status}  (trace {run.trace_id})"]
     for s in run.steps:
         out = ""
-        if isinstance(s.output, dict):
-            keys = [k for k in ("order_id", "status", "buyer_id", "item_id", "coupon_id", "seller_id", "total")
-                    if s.output.get(k) is not None]
-            out = "  " + ", ".join(f"{k}={s.output[k]}" for k in keys)
+        if isinstance(s.output, dict):  # the first few scalar fields: ids and states come first in tools' answers
+            scalars = [(k, v) for k, v in s.output.items() if isinstance(v, str | int | float) and v != ""][:6]
+            out = "  " + ", ".join(f"{k}={v}" for k, v in scalars)
         err = f"  {s.error.code}: {s.error.message}" if s.error else ""
         skip = f"  ({s.skip_reason})" if s.skip_reason else ""
         lines.append(f"  {ICONS.get(s.status, '?')} {s.step_id}. {s.tool_name} [{s.attempts} attempt(s)]{out}{err}{skip}")

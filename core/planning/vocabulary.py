@@ -55,11 +55,14 @@ def context_patterns(example: Example, name: str) -> list[re.Pattern[str]]:
     # Digits next to the value would make the context match the value itself.
     left = re.sub(r"^.*\d", "", left)
     right = re.sub(r"\d.*$", "", right)
+    at_end = pos + len(value) == len(query.rstrip())
+    # What stops the value: the example's right context, or (at the end) punctuation or the end.
+    stop = r"\s*" + re.escape(right) if right else r"(?=$|[,，。;；!！?？\s])" if at_end else None
     out: list[re.Pattern[str]] = []
     if len(left) >= 2 and not lazy:
         out.append(re.compile(re.escape(left) + r"\s*(" + klass + ")", re.IGNORECASE))
-    if left and right:
-        out.append(re.compile(re.escape(left) + r"\s*(" + klass + r")\s*" + re.escape(right), re.IGNORECASE))
+    if left and stop:
+        out.append(re.compile(re.escape(left) + r"\s*(" + klass + ")" + stop, re.IGNORECASE))
     if len(right) >= 2 and pos == 0:
         out.append(re.compile(r"^(" + klass + r")\s*" + re.escape(right), re.IGNORECASE))
     return out

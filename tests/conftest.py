@@ -1,0 +1,62 @@
+"""Shared fixtures: the real sandbox over HTTP, isolated homes, and small packs built per test."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("LANCE_LOG", "error")
+
+from core.assistant import Assistant  # noqa: E402
+from core.knowledge import Knowledge, load_knowledge  # noqa: E402
+from core.settings import BUNDLED_KNOWLEDGE, Settings  # noqa: E402
+from sandbox.server import BackgroundServer  # noqa: E402
+
+SHOP = BUNDLED_KNOWLEDGE / "shop"
+
+
+@pytest.fixture(scope="session")
+def shop_knowledge() -> Knowledge:
+    return load_knowledge([SHOP])
+
+
+@pytest.fixture(scope="session")
+def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BackgroundServer]:
+    """The sandbox shop on a free loopback port, with its own databases."""
+    server = BackgroundServer(tmp_path_factory.mktemp("sandbox")).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def settings_for(tmp_path: Path, sandbox: BackgroundServer) -> Callable[..., Settings]:
+    """Settings with an isolated home, pointing the shop pack at the test sandbox."""
+
+    def make(**overrides: object) -> Settings:
+        environ = {**os.environ, "SHOP_SANDBOX_PORT": str(sandbox.port)}
+        base = Settings(home=tmp_path / "home", environ=environ, backoff_base_s=0.001, backoff_max_s=0.01)
+        return base.model_copy(update=overrides)
+
+    return make
+
+
+@pytest.fixture
+def shop_assistant(settings_for: Callable[..., Settings], shop_knowledge: Knowledge) -> Iterator[Assistant]:
+    """The shop pack over the real sandbox (rule planner without an index: planning needs none)."""
+    assistant = Assistant(settings_for(), shop_knowledge)
+    yield assistant
+    assistant.close()
+
+
+def write_pack(root: Path, files: dict[str, str]) -> Path:
+    """Write a pack from {relative path: YAML/Python text}; return its folder."""
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    return root
