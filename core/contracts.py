@@ -84,6 +84,31 @@ def check_plan(tools: dict[str, ToolSpec], plan: Plan) -> None:
             )
 
 
+def split_secrets(plan: Plan, tools: dict[str, ToolSpec], text: str) -> tuple[Plan, str, list[list[Any]]]:
+    """A copy of the plan and request text fit to store: literal PII arguments replaced by
+    REDACTED. Returns the secrets as [step_id, name, value] rows, to restore on resume."""
+    secrets: list[list[Any]] = []
+    steps = []
+    for step in plan.steps:
+        pii = set(tools[step.tool_name].pii) if step.tool_name in tools else set()
+        args = dict(step.arguments)
+        for name in pii & set(args):
+            if not isinstance(args[name], StepRef):
+                secrets.append([step.step_id, name, args[name]])
+                text = text.replace(str(args[name]), REDACTED) if str(args[name]) else text
+                args[name] = REDACTED
+        steps.append(step.model_copy(update={"arguments": args}))
+    known = {k: (REDACTED if any(v == s[2] for s in secrets) else v) for k, v in plan.known.items()}
+    return plan.model_copy(update={"steps": steps, "known": known}), text, secrets
+
+
+def restore_secrets(plan: Plan, secrets: list[list[Any]]) -> None:
+    for step_id, name, value in secrets:
+        step = plan.step(step_id)
+        if step is not None:
+            step.arguments[name] = value
+
+
 def redact(value: Any, fields: frozenset[str] | set[str]) -> Any:
     """A copy of value with every key named in `fields` replaced, at any depth."""
     if not fields:

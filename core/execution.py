@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from core.contracts import check_arguments, check_output, redact
+from core.contracts import check_arguments, check_output, redact, restore_secrets, split_secrets
 from core.errors import DatasmithError, InternalError, RunStateError, TransientToolError
 from core.expressions import condition_holds, search
 from core.knowledge import Knowledge
@@ -25,6 +25,7 @@ from core.runstore import RunStore
 from core.tools.base import Target
 
 Progress = Callable[[RunRecord, StepRun], Awaitable[None] | None]
+SECRETS = "__secrets__"  # the vars key of a run's PII arguments
 ResumeAction = Literal["retry", "skip", "abort"]
 
 
@@ -73,7 +74,11 @@ class Executor:
     async def run(self, request: Request, plan: Plan, *, trace_id: str | None = None) -> RunRecord:
         """Record a new run for `plan` and execute it to an end or a breakpoint."""
         run = new_run(request, plan, trace_id=trace_id)
-        self.store.create_run(run)
+        stored_plan, stored_text, secrets = split_secrets(plan, self.kn.tools, request.text)
+        stored_request = request.model_copy(update={"text": stored_text, "previous": None})
+        self.store.create_run(run.model_copy(update={"plan": stored_plan, "request": stored_request}))
+        if secrets:  # PII arguments a resumed run will need; dropped with the other vars at the end
+            self.store.save_var(run.run_id, SECRETS, secrets)
         self.store.add_event(run.run_id, "created", data={"rule": plan.rule, "tool": plan.tool})
         return await self._execute(run, {})
 
@@ -101,7 +106,9 @@ class Executor:
                 step.status, step.error = "pending", None
             self.store.update_step(run_id, step)
         run.error = None
-        return await self._execute(run, self.store.load_vars(run_id))
+        outputs = self.store.load_vars(run_id)
+        restore_secrets(run.plan, outputs.pop(SECRETS, []))
+        return await self._execute(run, outputs)
 
     # ------------------------------------------------------------------ the loop
 

@@ -83,6 +83,7 @@ class RunStore:
         self._db.row_factory = sqlite3.Row
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: durable at each checkpoint, no fsync per step
+        self._db.execute("PRAGMA secure_delete=ON")  # deleted vars (raw outputs, PII) are zeroed, not left in pages
         self._db.executescript(SCHEMA)
 
     def close(self) -> None:
