@@ -1,0 +1,40 @@
+"""Bad input never crashes: a clear error or no_match, and nothing written half-way."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from core.assistant import Assistant
+from core.models import Request
+
+
+@pytest.mark.parametrize(("text", "code"), [("", "DS-101"), ("   \n\t ", "DS-101"), ("给商品123456下一单" * 10_000, "DS-102")])
+def test_empty_and_huge_requests_get_a_coded_error_and_write_nothing(shop_assistant: Assistant, text: str,
+                                                                    code: str) -> None:
+    report = asyncio.run(shop_assistant.handle(Request(text=text)))
+    assert report.error is not None and report.error.code == code and report.error.trace_id == report.trace_id
+    assert report.run is None and shop_assistant.store.list() == []
+    data = report.spec_json(with_run=True)
+    assert data["status"] == "no_match" and data["run"] is None and data["error"]["code"] == code
+
+
+@pytest.mark.parametrize("text", ["😀🎉🔥", "'; DROP TABLE orders; --", "<script>alert(1)</script>", "\x00\x07\x1b[31m",
+                                  "ñ" * 3000])
+def test_odd_text_is_no_match_and_writes_nothing(shop_assistant: Assistant, text: str) -> None:
+    report = asyncio.run(shop_assistant.handle(Request(text=text)))
+    assert report.plan is not None and report.plan.status == "no_match" and report.run is None
+    assert shop_assistant.store.list() == []
+
+
+def test_control_characters_around_a_real_request_are_ignored(shop_assistant: Assistant) -> None:
+    report = asyncio.run(shop_assistant.handle(Request(text="\x00给商品１２３４５６下一单\u200b"), execute=False))
+    assert report.plan is not None and report.plan.status == "planned"
+    assert report.plan.steps[0].arguments["item_id"] == "123456"  # full-width digits normalised
+
+
+def test_an_invalid_literal_fails_the_gate_before_any_write(shop_assistant: Assistant) -> None:
+    report = asyncio.run(shop_assistant.handle(Request(text="帮买家B2002买0件商品445566")))
+    assert report.error is not None and report.error.code == "DS-303" and "quantity" in report.error.message
+    assert report.run is None and shop_assistant.store.list() == []

@@ -1,0 +1,106 @@
+"""The CLI contract, exercised the way automation calls it: a real `datasmith` process."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+
+from sandbox.server import BackgroundServer, free_port
+from tests.conftest import SHOP
+
+ROOT = Path(__file__).parents[2]
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("cli-home")
+
+
+def datasmith(*args: str, home: Path, stdin: str | None = None, env: dict[str, str] | None = None,
+              ) -> subprocess.CompletedProcess[str]:
+    environ = {**os.environ, "DATASMITH_HOME": str(home), **(env or {})}
+    return subprocess.run([sys.executable, "-m", "core.cli", *args], input=stdin, capture_output=True, text=True,
+                          env=environ, cwd=ROOT, timeout=120)
+
+
+def test_plan_json_is_the_spec_object(home: Path) -> None:
+    out = datasmith("plan", "--knowledge", str(SHOP), "--json", "给商品id为123456的商品生成一笔退货退款的订单", home=home)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert list(data)[:6] == ["status", "rule", "environment", "steps", "missing", "question"]
+    assert data["status"] == "planned" and data["rule"] == "return_refund" and len(data["steps"]) == 8
+    assert data["steps"][0]["arguments"]["item_id"] == "123456"
+    assert data["steps"][1]["arguments"] == {"order_id": {"from_step": 1, "path": "order_id"}}
+
+
+def test_batch_mode_answers_one_line_per_request_in_order(home: Path) -> None:
+    stdin = "给商品123456生成一笔已支付的订单\n\n今天天气怎么样\n帮我造一笔退货退款的订单\n"
+    out = datasmith("plan", "--knowledge", str(SHOP), "--json", "-", home=home, stdin=stdin)
+    assert out.returncode == 0, out.stderr
+    lines = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [d["status"] for d in lines] == ["planned", "no_match", "no_match", "needs_input"]
+    assert lines[1]["error"]["code"] == "DS-101" and lines[3]["missing"] == ["item_id"]
+
+
+def test_knowledge_error_is_one_line_and_non_zero(home: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "pack.yaml").write_text("name: bad\nenvironments: [oops\n")
+    out = datasmith("plan", "--knowledge", str(bad), "--json", "x", home=home)
+    assert out.returncode == 1 and out.stdout == ""
+    assert out.stderr.count("\n") == 1 and out.stderr.startswith("datasmith: DS-201:") and "pack.yaml" in out.stderr
+
+
+def test_eval_reports_the_contract_metrics_and_meets_the_bar(home: Path) -> None:
+    out = datasmith("eval", "--knowledge", str(SHOP), str(SHOP / "eval" / "dev.yaml"), "--json", home=home)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    for key in ("cases", "status_accuracy", "rule_accuracy", "plan_exact", "node_f1", "edge_f1", "argument_f1",
+                "p50_ms", "p95_ms", "failures"):
+        assert key in data
+    assert data["cases"] >= 60 and data["plan_exact"] >= 0.95, data["failures"]
+
+
+def test_ask_json_runs_and_reports_the_run(home: Path, sandbox: BackgroundServer) -> None:
+    env = {"SHOP_SANDBOX_PORT": str(sandbox.port)}
+    out = datasmith("ask", "--knowledge", str(SHOP), "--json", "给商品123456生成一笔已支付的订单", home=home, env=env)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    run = data["run"]
+    assert run["status"] == "succeeded" and set(run) >= {"run_id", "trace_id", "status", "steps"}
+    assert [s["status"] for s in run["steps"]] == ["succeeded", "skipped", "succeeded"]
+    assert run["steps"][2]["output"]["status"] == "paid"
+    listed = json.loads(datasmith("runs", "list", "--json", home=home).stdout)["runs"]
+    assert run["run_id"] in [r["run_id"] for r in listed]
+
+
+def test_ask_in_a_confirm_environment_needs_yes(home: Path, sandbox: BackgroundServer) -> None:
+    env = {"SHOP_SANDBOX_PORT": str(sandbox.port)}
+    out = datasmith("ask", "--knowledge", str(SHOP), "--json", "--env", "online", "给商品123456下一单", home=home,
+                    env=env)
+    data = json.loads(out.stdout)
+    assert out.returncode == 0 and data["status"] == "planned" and data["run"] is None and data["question"]
+    yes = json.loads(datasmith("ask", "--knowledge", str(SHOP), "--json", "--env", "online", "--yes",
+                               "给商品123456下一单", home=home, env=env).stdout)
+    assert yes["run"]["status"] == "succeeded"
+
+
+def test_ask_starts_the_embedded_sandbox_when_none_is_running(home: Path) -> None:
+    port = free_port()
+    env = {"SHOP_SANDBOX_PORT": str(port)}
+    out = datasmith("ask", "--knowledge", str(SHOP), "--json", "给商品123456造一笔已取消的订单", home=home, env=env)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["run"]["status"] == "succeeded"
+    with pytest.raises(httpx.TransportError):  # started for the call, stopped after it
+        httpx.get(f"http://127.0.0.1:{port}/health", timeout=1)
+
+
+def test_runs_show_and_resume_errors(home: Path) -> None:
+    out = datasmith("runs", "show", "nope", home=home)
+    assert out.returncode == 1 and "DS-104" in out.stderr
