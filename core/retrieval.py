@@ -82,7 +82,7 @@ class KnowledgeIndex:
                           ("vector", pa.list_(pa.float32(), self.embedder.dim))])
 
     def _table(self) -> Any:
-        if self.table_name in self.db.table_names():
+        if self.table_name in self.db.list_tables().tables:
             return self.db.open_table(self.table_name)
         return self.db.create_table(self.table_name, schema=self._schema())
 
