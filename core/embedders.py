@@ -75,7 +75,8 @@ class SentenceTransformerEmbedder:
             ) from exc
         self.name = f"st:{model}"
         self._model: Any = SentenceTransformer(_resolve_st_model(model), device="cpu")
-        self.dim = int(self._model.get_sentence_embedding_dimension())
+        dimension = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
+        self.dim = int(dimension())
         self._lock = threading.Lock()
         self._cache = _QueryCache()
 
@@ -93,18 +94,17 @@ class SentenceTransformerEmbedder:
 
 
 def _resolve_st_model(model: str) -> str:
-    """A packaged model (an installed module shipping its weights) resolves to its folder."""
+    """A packaged model (an installed module shipping its weights) resolves to the folder that
+    holds its `modules.json`, the sentence-transformers root marker; anything else is passed on."""
     import importlib.util
+    from pathlib import Path
 
     spec = importlib.util.find_spec(model.replace("-", "_"))
     if spec and spec.submodule_search_locations:
-        from pathlib import Path
-
         root = Path(next(iter(spec.submodule_search_locations)))
-        for candidate in [root, *sorted(p for p in root.rglob("config.json"))]:
-            folder = candidate if candidate.is_dir() else candidate.parent
-            if (folder / "config.json").is_file():
-                return str(folder)
+        markers = sorted(root.rglob("modules.json"), key=lambda p: len(p.parts))
+        if markers:
+            return str(markers[0].parent)
     return model
 
 
