@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -26,6 +27,7 @@ from core.tools.base import Target
 
 Progress = Callable[[RunRecord, StepRun], Awaitable[None] | None]
 SECRETS = "__secrets__"  # the vars key of a run's PII arguments
+DONE = frozenset({"succeeded", "skipped"})
 ResumeAction = Literal["retry", "skip", "abort"]
 
 
@@ -136,54 +138,61 @@ class Executor:
         return run
 
     async def _drive(self, run: RunRecord, outputs: dict[StepId, Any]) -> None:
+        """Event-driven scheduling: a finished step releases its dependents by counting down."""
         plan_steps = {s.step_id: s for s in run.plan.steps}
         state = {s.step_id: s for s in run.steps}
         target = self.tools.target(run.plan.pack or self.kn.pack_of(run.plan.rule or run.plan.tool or ""),
                                    run.plan.environment)
+        waiting = {sid: sum(state[d].status not in DONE for d in ps.dependencies) for sid, ps in plan_steps.items()}
+        children: dict[StepId, list[StepId]] = {sid: [] for sid in plan_steps}
+        for sid, ps in plan_steps.items():
+            for dep in ps.dependencies:
+                children[dep].append(sid)
+        ready = deque(sid for sid in plan_steps if state[sid].status == "pending" and waiting[sid] == 0)
         running: dict[asyncio.Task[None], StepId] = {}
         stop = False
+
+        def release(sid: StepId) -> None:
+            for child in children[sid]:
+                waiting[child] -= 1
+                if waiting[child] == 0 and state[child].status == "pending":
+                    ready.append(child)
+
         while True:
-            if not stop:
-                for sid, ps in plan_steps.items():
-                    if state[sid].status != "pending" or sid in running.values():
-                        continue
-                    deps = [state[d].status for d in ps.dependencies]
-                    if not all(s in ("succeeded", "skipped") for s in deps):
-                        continue
-                    reason = self._skip_reason(run, ps, state, outputs)
-                    if reason:
-                        await self._skip(run, state[sid], reason)
-                        continue
-                    task = asyncio.create_task(self._step(run, ps, state[sid], outputs, target))
-                    running[task] = sid
+            while ready and not stop:
+                sid = ready.popleft()
+                reason = self._skip_reason(run, plan_steps[sid], state, outputs)
+                if reason:
+                    await self._skip(run, state[sid], reason)
+                    release(sid)
+                    continue
+                running[asyncio.create_task(self._step(run, plan_steps[sid], state[sid], outputs, target))] = sid
             if not running:
-                if not stop and any(s.status == "pending" and self._ready(plan_steps[s.step_id], state)
-                                    for s in run.steps):
-                    continue  # a skip just unblocked more steps
                 break
             done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
             for task in done:
-                running.pop(task)
+                sid = running.pop(task)
                 task.result()
-                if any(s.status in ("failed", "paused") for s in run.steps):
+                if state[sid].status in DONE:
+                    release(sid)
+                else:
                     stop = True  # a breakpoint or failure: no new writes until a human decides
+        self._conclude(run)
+
+    @staticmethod
+    def _conclude(run: RunRecord) -> None:
         statuses = {s.status for s in run.steps}
         if "failed" in statuses:
             run.status = "failed"
-            failed = next(s for s in run.steps if s.status == "failed")
-            run.error = failed.error
+            run.error = next(s for s in run.steps if s.status == "failed").error
         elif "paused" in statuses:
             run.status = "paused"
             run.error = next(s for s in run.steps if s.status == "paused").error
-        elif statuses <= {"succeeded", "skipped"}:
+        elif statuses <= DONE:
             run.status = "succeeded"
         else:
             run.status = "failed"
             run.error = ErrorInfo(code="DS-305", message="steps were left unrun", trace_id=run.trace_id)
-
-    @staticmethod
-    def _ready(ps: PlanStep, state: dict[StepId, StepRun]) -> bool:
-        return all(state[d].status in ("succeeded", "skipped") for d in ps.dependencies)
 
     def _skip_reason(self, run: RunRecord, ps: PlanStep, state: dict[StepId, StepRun],
                      outputs: dict[StepId, Any]) -> str | None:
@@ -200,8 +209,7 @@ class Executor:
 
     async def _skip(self, run: RunRecord, step: StepRun, reason: str) -> None:
         step.status, step.skip_reason, step.ended_at = "skipped", reason, utcnow()
-        self.store.update_step(run.run_id, step)
-        self.store.add_event(run.run_id, "step_skipped", step.step_id, {"reason": reason})
+        self.store.step_changed(run.run_id, step, "step_skipped", {"reason": reason})
         await self._notify(run, step)
 
     async def _notify(self, run: RunRecord, step: StepRun) -> None:
@@ -225,15 +233,15 @@ class Executor:
             check_arguments(tool, args, step_id=ps.step_id)
         except DatasmithError as exc:
             return await self._end(run, step, "failed", error=error_info(exc, run.trace_id))
-        self.store.update_step(run.run_id, step)
-        self.store.add_event(run.run_id, "step_started", ps.step_id, {"arguments": step.arguments})
+        self.store.step_changed(run.run_id, step, "step_started", {"arguments": step.arguments})
         await self._notify(run, step)
         timeout = tool.timeout_s or self.policy.default_timeout_s
         for attempt in range(1, self.policy.max_attempts + 1):
             step.attempts += 1
             try:
                 try:
-                    output = await asyncio.wait_for(self.tools.invoke(tool, args, target), timeout)
+                    async with asyncio.timeout(timeout):  # no extra task per call, unlike wait_for
+                        output = await self.tools.invoke(tool, args, target)
                 except TimeoutError as exc:
                     raise TransientToolError(f"{tool.tool_name}: no answer within {timeout}s",
                                              message_zh=f"{tool.tool_name} 在 {timeout} 秒内没有响应") from exc
@@ -252,15 +260,15 @@ class Executor:
                 await asyncio.sleep(self.policy.backoff(attempt))
                 continue
             outputs[ps.step_id] = output
-            self.store.save_var(run.run_id, ps.step_id, output)
             step.output = redact(output, pii)
-            return await self._end(run, step, "succeeded")
+            return await self._end(run, step, "succeeded", var=output)
 
-    async def _end(self, run: RunRecord, step: StepRun, status: Any, *, error: ErrorInfo | None = None) -> None:
+    async def _end(self, run: RunRecord, step: StepRun, status: Any, *, error: ErrorInfo | None = None,
+                   var: Any = None) -> None:
         step.status, step.error, step.ended_at = status, error, utcnow()
-        self.store.update_step(run.run_id, step)
-        self.store.add_event(run.run_id, f"step_{status}", step.step_id,
-                             {"attempts": step.attempts, "code": error.code if error else None})
+        self.store.step_changed(run.run_id, step, f"step_{status}",
+                                {"attempts": step.attempts, "code": error.code if error else None},
+                                var=var, save=status == "succeeded")
         await self._notify(run, step)
 
     def _finish(self, run: RunRecord) -> None:

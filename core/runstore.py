@@ -122,14 +122,35 @@ class RunStore:
             (run.status, run.updated_at.isoformat(), attempts, run.latency_ms, _dump(run.error), run.run_id),
         )
 
-    def update_step(self, run_id: str, step: StepRun) -> None:
-        self._write(
+    @staticmethod
+    def _step_update(run_id: str, step: StepRun) -> tuple[str, tuple[Any, ...]]:
+        return (
             "UPDATE steps SET status=?, attempts=?, arguments_json=?, output_json=?, error_json=?, started_at=?,"
             " ended_at=?, skip_reason=? WHERE run_id=? AND step_id=?",
             (step.status, step.attempts, _dump(step.arguments), _dump(step.output), _dump(step.error),
              step.started_at.isoformat() if step.started_at else None,
              step.ended_at.isoformat() if step.ended_at else None, step.skip_reason, run_id, _sid(step.step_id)),
         )
+
+    def update_step(self, run_id: str, step: StepRun) -> None:
+        self._write(*self._step_update(run_id, step))
+
+    def step_changed(self, run_id: str, step: StepRun, kind: str, data: Any = None, *, var: Any = None,
+                     save: bool = False) -> None:
+        """A step's new state, its event and (on success) its raw output for later steps: one transaction."""
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                self._db.execute(*self._step_update(run_id, step))
+                self._db.execute("INSERT INTO events(run_id, at, kind, step_id, data_json) VALUES (?,?,?,?,?)",
+                                 (run_id, utcnow().isoformat(), kind, _sid(step.step_id), _dump(data)))
+                if save:
+                    self._db.execute("INSERT OR REPLACE INTO vars VALUES (?,?,?)",
+                                     (run_id, _sid(step.step_id), _dump(var) or "null"))
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
 
     def add_event(self, run_id: str, kind: str, step_id: StepId | None = None, data: Any = None) -> None:
         self._write("INSERT INTO events(run_id, at, kind, step_id, data_json) VALUES (?,?,?,?,?)",
