@@ -20,9 +20,9 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 from pydantic import BaseModel, ValidationError
 
+from core.contracts import parameters_schema
 from core.errors import PackError
 from core.models import EnvironmentSpec, PackSpec, RuleSpec, StepId, ToolSpec
-from core.contracts import parameters_schema
 
 ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 

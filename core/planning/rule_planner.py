@@ -82,6 +82,12 @@ class RulePlanner:
     def choose(self, text: str, hits: Sequence[RetrievalHit] | None,
                prev: Plan | None) -> tuple[Choice | None, Choice | None]:
         """The best candidate (None = no match), and the best single tool on its own."""
+        rules, tools, triggered = self._candidates(text, hits)
+        return self._decide(text, rules, tools, bool(triggered), prev)
+
+    def _candidates(self, text: str, hits: Sequence[RetrievalHit] | None,
+                    ) -> tuple[list[Choice], list[Choice], dict[str, int]]:
+        """Every rule and the retrieved (or all) tools, scored by trigger, state and example similarity."""
         sh = shingles(text)
         triggered: dict[str, int] = {}
         for hit in self.voc.trigger_hits(text):
@@ -104,6 +110,10 @@ class RulePlanner:
                 tools.append(Choice("tool", n, sim + bonus.get(n, 0.0), "similarity", sim))
         for c in rules:
             c.score += bonus.get(c.name, 0.0)
+        return rules, tools, triggered
+
+    def _decide(self, text: str, rules: list[Choice], tools: list[Choice], triggered: bool,
+                prev: Plan | None) -> tuple[Choice | None, Choice | None]:
         best_rule = max(rules, key=lambda c: c.score, default=None)
         best_tool = max(tools, key=lambda c: c.score, default=None)
         good_tool = best_tool if best_tool and best_tool.score >= TOOL_MIN else None

@@ -12,7 +12,6 @@ from pathlib import Path
 
 from core.assistant import Assistant
 from core.knowledge import load_knowledge
-from core.models import Request
 from core.runstore import RunStore
 from core.settings import Settings
 from tests.conftest import write_pack
