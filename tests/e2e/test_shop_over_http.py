@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import httpx
 
@@ -23,6 +24,16 @@ def db_row(sandbox: BackgroundServer, env: str, sql: str, *args: object) -> sqli
         return db.execute(sql, args).fetchone()
     finally:
         db.close()
+
+
+@contextmanager
+def faults(sandbox: BackgroundServer, **fault: object) -> Iterator[None]:
+    """Script the sandbox to fail matching requests, and clear it afterwards."""
+    httpx.post(f"{sandbox.url}/_faults", json=fault)
+    try:
+        yield
+    finally:
+        httpx.delete(f"{sandbox.url}/_faults")
 
 
 def test_return_refund_chain_reaches_refunded_in_the_shop_database(shop_assistant: Assistant,
@@ -58,21 +69,15 @@ def test_a_wrong_plan_fails_loudly_with_the_shops_reason(shop_assistant: Assista
 
 def test_transient_http_failures_are_retried_then_succeed(shop_assistant: Assistant,
                                                          sandbox: BackgroundServer) -> None:
-    httpx.post(f"{sandbox.url}/_faults", json={"method": "POST", "path": "/pre/orders$", "status": 503, "times": 2})
-    try:
+    with faults(sandbox, method="POST", path="/pre/orders$", status=503, times=2):
         report = asyncio.run(shop_assistant.handle(Request(text="给商品123456下一单")))
-    finally:
-        httpx.delete(f"{sandbox.url}/_faults")
     assert report.run is not None and report.run.status == "succeeded"
     assert report.run.step(1).attempts == 3
 
 
 def test_breakpoint_over_http_then_resume(shop_assistant: Assistant, sandbox: BackgroundServer) -> None:
-    httpx.post(f"{sandbox.url}/_faults", json={"method": "POST", "path": "/pay$", "status": 500, "times": 5})
-    try:
+    with faults(sandbox, method="POST", path="/pay$", status=500, times=5):
         paused = asyncio.run(shop_assistant.handle(Request(text="给商品123456生成一笔已支付的订单")))
-    finally:
-        httpx.delete(f"{sandbox.url}/_faults")
     assert paused.run is not None and paused.run.status == "paused"
     pay = next(s for s in paused.run.steps if s.tool_name == "pay_order")
     assert pay.status == "paused" and pay.attempts == 5
