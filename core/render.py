@@ -41,9 +41,10 @@ def run_text(run: RunRecord) -> str:
     lines = [f"Run {run.run_id}: {run.status}  (trace {run.trace_id})"]
     for s in run.steps:
         out = ""
-        if isinstance(s.output, dict):  # the first few scalar fields: ids and states come first in tools' answers
-            scalars = [(k, v) for k, v in s.output.items() if isinstance(v, str | int | float) and v != ""][:6]
-            out = "  " + ", ".join(f"{k}={v}" for k, v in scalars)
+        if isinstance(s.output, dict):  # ids and states first (what was made, where it is now), then the rest
+            scalars = [(k, v) for k, v in s.output.items() if isinstance(v, str | int | float) and v != ""]
+            scalars.sort(key=lambda kv: not (kv[0].endswith("_id") or kv[0] in ("id", "status", "state")))
+            out = "  " + ", ".join(f"{k}={v}" for k, v in scalars[:5])
         err = f"  {s.error.code}: {s.error.message}" if s.error else ""
         skip = f"  ({s.skip_reason})" if s.skip_reason else ""
         lines.append(f"  {ICONS.get(s.status, '?')} {s.step_id}. {s.tool_name} [{s.attempts} attempt(s)]{out}{err}{skip}")
