@@ -9,6 +9,8 @@ are deleted as soon as the run ends.
 from __future__ import annotations
 
 import json
+import os
+import socket
 import sqlite3
 import threading
 from datetime import datetime
@@ -42,6 +44,23 @@ CREATE TABLE IF NOT EXISTS vars (run_id TEXT NOT NULL, step_id TEXT NOT NULL, va
 """
 
 IN_FLIGHT = ("pending", "running")
+OWNER = f"{socket.gethostname()}:{os.getpid()}"  # which process drives a run
+
+
+def _owner_alive(owner: str | None) -> bool:
+    """Whether the process that drives a run still lives (only knowable on this host)."""
+    host, _, pid = (owner or "").rpartition(":")
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    if owner == OWNER:
+        return False  # this process is starting: nothing it drove before can still be running
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 class RunSummary(BaseModel):
@@ -85,6 +104,9 @@ class RunStore:
         self._db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: durable at each checkpoint, no fsync per step
         self._db.execute("PRAGMA secure_delete=ON")  # deleted vars (raw outputs, PII) are zeroed, not left in pages
         self._db.executescript(SCHEMA)
+        columns = {r[1] for r in self._db.execute("PRAGMA table_info(runs)")}
+        if "owner" not in columns:  # stores created before runs had owners
+            self._db.execute("ALTER TABLE runs ADD COLUMN owner TEXT")
 
     def close(self) -> None:
         with self._lock:
@@ -101,10 +123,12 @@ class RunStore:
         with self._lock, self._db:
             self._db.execute("BEGIN")
             self._db.execute(
-                "INSERT INTO runs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT INTO runs (run_id, trace_id, status, created_at, updated_at, user, channel, thread, surface,"
+                " request_text, rule, tool, environment, attempts, latency_ms, request_json, plan_json, error_json,"
+                " owner) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (run.run_id, run.trace_id, run.status, run.created_at.isoformat(), run.updated_at.isoformat(), r.user,
                  r.channel, r.thread, r.surface, r.text, run.plan.rule, run.plan.tool, run.plan.environment, 0, None,
-                 r.model_dump_json(exclude={"previous"}), run.plan.model_dump_json(), _dump(run.error)),
+                 r.model_dump_json(exclude={"previous"}), run.plan.model_dump_json(), _dump(run.error), OWNER),
             )
             for pos, step in enumerate(run.steps):
                 self._db.execute(
@@ -117,9 +141,9 @@ class RunStore:
     def update_run(self, run: RunRecord) -> None:
         run.updated_at = utcnow()
         attempts = sum(s.attempts for s in run.steps)
-        self._write(
-            "UPDATE runs SET status=?, updated_at=?, attempts=?, latency_ms=?, error_json=? WHERE run_id=?",
-            (run.status, run.updated_at.isoformat(), attempts, run.latency_ms, _dump(run.error), run.run_id),
+        self._write(  # whoever updates a run (a resume, too) now drives it
+            "UPDATE runs SET status=?, updated_at=?, attempts=?, latency_ms=?, error_json=?, owner=? WHERE run_id=?",
+            (run.status, run.updated_at.isoformat(), attempts, run.latency_ms, _dump(run.error), OWNER, run.run_id),
         )
 
     @staticmethod
@@ -207,11 +231,13 @@ class RunStore:
         return [RunSummary.model_validate(dict(r)) for r in rows]
 
     def recover(self) -> list[str]:
-        """Mark runs a dead process left in flight as `interrupted`; return their ids."""
+        """Mark runs a dead process left in flight as `interrupted`; return their ids. Runs driven by
+        a live process (a bot beside this CLI) are left alone."""
         with self._lock, self._db:
             self._db.execute("BEGIN IMMEDIATE")
             ids = [r[0] for r in self._db.execute(
-                f"SELECT run_id FROM runs WHERE status IN {IN_FLIGHT}").fetchall()]  # noqa: S608 - constant
+                f"SELECT run_id, owner FROM runs WHERE status IN {IN_FLIGHT}").fetchall()  # noqa: S608 - constant
+                if not _owner_alive(r[1])]
             for run_id in ids:
                 self._db.execute("UPDATE runs SET status='interrupted', updated_at=? WHERE run_id=?",
                                  (utcnow().isoformat(), run_id))

@@ -88,3 +88,29 @@ def test_killed_process_leaves_an_interrupted_run_that_resumes(tmp_path: Path) -
         assert [s.output for s in resumed.run.steps] == [{"n": 1}, {"n": 2}, {"n": 3}]
     finally:
         assistant.close()
+
+
+def test_runs_of_a_live_process_are_not_marked_interrupted(tmp_path: Path) -> None:
+    pack = write_pack(tmp_path / "slowlab", SLOW_PACK)
+    home = tmp_path / "home"
+    child = subprocess.Popen([sys.executable, "-c", CHILD, str(pack), str(home)],
+                             env={**os.environ, "SLOW_STEP_2": "1"}, cwd=Path(__file__).parents[2])
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            time.sleep(0.1)
+            if (home / "runs.sqlite3").exists():
+                store = RunStore(home / "runs.sqlite3")
+                started = bool(store.list())
+                store.close()
+                if started:
+                    break
+        second = Assistant(Settings(home=home), load_knowledge([pack]))  # e.g. a CLI call beside a bot
+        try:
+            assert second.recovered == []
+            assert second.store.list()[0].status == "running"
+        finally:
+            second.close()
+    finally:
+        child.kill()
+        child.wait(timeout=10)
