@@ -101,7 +101,7 @@ def cmd_plan_or_ask(args: argparse.Namespace, assistant: Assistant) -> None:
         if args.json:
             _emit(report.spec_json(with_run=execute))
         else:
-            print(render.report_text(report, assistant.knowledge))
+            print(render.report_text(report))
 
     async def all_requests() -> None:
         for text in _requests(args.request):
@@ -112,8 +112,8 @@ def cmd_plan_or_ask(args: argparse.Namespace, assistant: Assistant) -> None:
 
 def cmd_eval(args: argparse.Namespace, assistant: Assistant) -> None:
     cases = load_cases(args.cases)
-    for case in cases[:3]:  # warm-up: the first queries pay for lazy initialisation
-        assistant.planner.plan(Request(text=case.query, environment=case.env), assistant.retrieve(case.query))
+    for text in ("预热", "warm up"):  # lazy initialisation, on text outside the cases (no cache hits)
+        assistant.plan(Request(text=text))
 
     def progress(i: int, n: int) -> None:
         if not args.json:
@@ -166,7 +166,7 @@ def cmd_runs(args: argparse.Namespace, assistant: Assistant) -> None:
         if args.json:
             _emit(report.spec_json(with_run=True))
         else:
-            print(render.report_text(report, assistant.knowledge))
+            print(render.report_text(report))
 
 
 def main(argv: list[str] | None = None) -> int:

