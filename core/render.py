@@ -42,7 +42,7 @@ def run_text(run: RunRecord) -> str:
         out = ""
         if isinstance(s.output, dict):  # ids and states first (what was made, where it is now), then the rest
             scalars = [(k, v) for k, v in s.output.items() if isinstance(v, str | int | float) and v != ""]
-            scalars.sort(key=lambda kv: not (kv[0].endswith("_id") or kv[0] in ("id", "status", "state")))
+            scalars.sort(key=lambda kv: 0 if kv[0] in ("status", "state") else 1 if kv[0].endswith("_id") else 2)
             out = "  " + ", ".join(f"{k}={v}" for k, v in scalars[:5])
         err = f"  {s.error.code}: {s.error.message}" if s.error else ""
         skip = f"  ({s.skip_reason})" if s.skip_reason else ""

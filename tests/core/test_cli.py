@@ -104,3 +104,11 @@ def test_ask_starts_the_embedded_sandbox_when_none_is_running(home: Path) -> Non
 def test_runs_show_and_resume_errors(home: Path) -> None:
     out = datasmith("runs", "show", "nope", home=home)
     assert out.returncode == 1 and "DS-104" in out.stderr
+
+
+def test_human_output_shows_each_steps_state(home: Path, sandbox: BackgroundServer) -> None:
+    env = {"SHOP_SANDBOX_PORT": str(sandbox.port)}
+    out = datasmith("ask", "--knowledge", str(SHOP), "给商品123456造一笔已发货的订单", home=home, env=env)
+    assert out.returncode == 0, out.stderr
+    states = [line.split("status=")[1].split(",")[0] for line in out.stdout.splitlines() if "status=" in line]
+    assert states == ["created", "paid", "shipped"]
