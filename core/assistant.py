@@ -84,6 +84,7 @@ class Assistant:
     def gate(self, plan: Plan, request: Request) -> None:
         """Contracts and permissions, before anything runs."""
         check_plan(self.knowledge.tools, plan)
+        self._check_scope(plan, request)
         env = self.knowledge.environment(plan.pack or "", plan.environment or "")
         writes = any(self.knowledge.tools[s.tool_name].side_effects for s in plan.steps)
         if env and env.allowed_users is not None and writes and request.user not in env.allowed_users:
@@ -92,6 +93,22 @@ class Assistant:
                 message_zh=f"你没有在 {plan.environment} 环境执行写操作的权限,请联系维护者",
                 code=FORBIDDEN,
             )
+
+    @staticmethod
+    def _check_scope(plan: Plan, request: Request) -> None:
+        scope = request.scope
+        if scope is None:
+            return
+        if scope.packs is not None and plan.pack not in scope.packs:
+            allowed = ", ".join(scope.packs) or "none"
+            raise InputError(
+                f"this request needs pack {plan.pack}; here only these packs are allowed: {allowed}",
+                message_zh=f"该请求需要知识包 {plan.pack},此处只允许: {allowed}", code=FORBIDDEN)
+        if scope.environments is not None and plan.environment not in scope.environments:
+            allowed = ", ".join(scope.environments) or "none"
+            raise InputError(
+                f"environment {plan.environment} is not allowed here; allowed: {allowed} (name one in the request)",
+                message_zh=f"此处不允许环境 {plan.environment},可用: {allowed}(请在请求里指明环境)", code=FORBIDDEN)
 
     def needs_confirmation(self, plan: Plan) -> bool:
         env = self.knowledge.environment(plan.pack or "", plan.environment or "")
@@ -103,11 +120,23 @@ class Assistant:
         carries an error with a code and the trace_id."""
         trace_id = uuid.uuid4().hex
         start = time.perf_counter()
-        plan: Plan | None = None
         try:
             plan = self.plan(request)
-            if plan.status != "planned" or not execute:
-                return self._report(request, trace_id, start, plan=plan)
+        except DatasmithError as exc:
+            log.info("trace %s: %s", trace_id, exc)
+            return self._report(request, trace_id, start, error=exc)
+        if plan.status != "planned" or not execute:
+            return self._report(request, trace_id, start, plan=plan)
+        return await self.execute(request, plan, confirmed=confirmed, progress=progress,
+                                  trace_id=trace_id, start=start)
+
+    async def execute(self, request: Request, plan: Plan, *, confirmed: bool = False,
+                      progress: Progress | None = None, trace_id: str | None = None,
+                      start: float | None = None) -> RunReport:
+        """Gate and run a plan already made (e.g. the one a user confirmed, exactly as shown)."""
+        trace_id = trace_id or uuid.uuid4().hex
+        start = time.perf_counter() if start is None else start
+        try:
             self.gate(plan, request)
             if self.needs_confirmation(plan) and not confirmed:
                 plan.question = (f"环境 {plan.environment} 需要确认后才会执行写操作。确认执行吗?"

@@ -357,6 +357,14 @@ class StepRun(BaseModel):
     skip_reason: str | None = None
 
 
+class Scope(BaseModel):
+    """What a surface allows a request to touch (e.g. a Slack channel's packs and environments).
+    None = no restriction."""
+
+    packs: list[str] | None = None
+    environments: list[str] | None = None
+
+
 class Request(BaseModel):
     """One user request, from any surface."""
 
@@ -367,6 +375,7 @@ class Request(BaseModel):
     surface: str = "cli"
     environment: str | None = None
     previous: Plan | None = None  # a pending needs_input plan this message answers
+    scope: Scope | None = None
 
 
 class RunRecord(BaseModel):

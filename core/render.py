@@ -36,14 +36,20 @@ def plan_text(plan: Plan) -> str:
     return "\n".join(lines)
 
 
+def key_fields(output: Any, limit: int = 5) -> list[tuple[str, Any]]:
+    """An output's scalar fields, states first, then ids, then the rest (what was made, where it is now)."""
+    if not isinstance(output, dict):
+        return []
+    scalars = [(k, v) for k, v in output.items() if isinstance(v, str | int | float) and v != ""]
+    scalars.sort(key=lambda kv: 0 if kv[0] in ("status", "state") else 1 if kv[0].endswith("_id") else 2)
+    return scalars[:limit]
+
+
 def run_text(run: RunRecord) -> str:
     lines = [f"Run {run.run_id}: {run.status}  (trace {run.trace_id})"]
     for s in run.steps:
-        out = ""
-        if isinstance(s.output, dict):  # ids and states first (what was made, where it is now), then the rest
-            scalars = [(k, v) for k, v in s.output.items() if isinstance(v, str | int | float) and v != ""]
-            scalars.sort(key=lambda kv: 0 if kv[0] in ("status", "state") else 1 if kv[0].endswith("_id") else 2)
-            out = "  " + ", ".join(f"{k}={v}" for k, v in scalars[:5])
+        fields = key_fields(s.output)
+        out = "  " + ", ".join(f"{k}={v}" for k, v in fields) if fields else ""
         err = f"  {s.error.code}: {s.error.message}" if s.error else ""
         skip = f"  ({s.skip_reason})" if s.skip_reason else ""
         lines.append(f"  {ICONS.get(s.status, '?')} {s.step_id}. {s.tool_name} [{s.attempts} attempt(s)]{out}{err}{skip}")

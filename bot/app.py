@@ -1,0 +1,145 @@
+"""The bolt app: Slack events, buttons and the slash command translated into `Conversation` calls.
+
+Listeners run in bolt's threads and return at once: events are acked by bolt before the
+listener runs, buttons and commands call `ack()` first. Work goes to the `Worker` loop.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+from slack_bolt import App, Assistant, BoltContext
+from slack_sdk import WebClient
+
+from bot import blocks, commands
+from bot.config import BotConfig, SlackSettings
+from bot.conversation import Conversation, Incoming
+from bot.memory import BotMemory
+from bot.slack_io import SlackIO, make_client
+from bot.worker import Worker
+from core.assistant import Assistant as Core
+
+log = logging.getLogger("datasmith.bot")
+
+CONFIRM = re.compile(r"^ds_confirm_(run|cancel)$")
+RESUME = re.compile(r"^ds_resume_(retry|skip|abort)$")
+
+
+class Bot:
+    """Everything the bot process holds: core, memory, worker loop, Slack client and the bolt app."""
+
+    def __init__(self, core: Core, slack: SlackSettings, config: BotConfig, *,
+                 client: WebClient | None = None) -> None:
+        self.core = core
+        self.slack = slack
+        self.config = config
+        self.memory = BotMemory(core.settings.home / "bot.sqlite3")
+        self.worker = Worker()
+        self.client = client or make_client(slack.bot_token, slack.base_url)
+        self.conversation = Conversation(core, SlackIO(self.client), self.memory, config)
+        self.app = App(client=self.client, signing_secret=slack.signing_secret or "",
+                       request_verification_enabled=bool(slack.signing_secret),
+                       ignoring_self_assistant_message_events_enabled=True)
+        self._closed = False
+        self._register()
+
+    def close(self, grace_s: float = 30.0) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self.worker.stop(grace_s)
+        self.memory.close()
+        self.core.close()
+
+    def announce_recovered(self) -> None:
+        """Tell the threads of runs the previous process left in flight (they are `interrupted` now)."""
+        if self.core.recovered:
+            self.worker.submit(self.conversation.announce_interrupted(list(self.core.recovered)))
+
+    # ------------------------------------------------------------------ intake
+
+    def take(self, msg: Incoming, *, mentioned: bool) -> bool:
+        """Claim a message and start its request; False when it is not for us or already taken
+        (Slack's retries and the app_mention + message pair of one mention arrive more than once)."""
+        if not self.conversation.wants(msg, mentioned=mentioned):
+            return False
+        if not self.memory.claim(f"msg:{msg.channel}:{msg.ts}"):
+            log.info("duplicate delivery of %s:%s ignored", msg.channel, msg.ts)
+            return False
+        lang = blocks.lang_of(msg.text)
+        self.worker.submit(self.conversation.guarded(self.conversation.on_message(msg), msg.channel,
+                                                     msg.reply_thread, lang))
+        return True
+
+    def _register(self) -> None:
+        app, conv = self.app, self.conversation
+
+        @app.event("app_mention")
+        def on_mention(event: dict[str, Any]) -> None:
+            self.take(_incoming(event, is_dm=event.get("channel_type") == "im"), mentioned=True)
+
+        @app.event("message")
+        def on_message(event: dict[str, Any], context: BoltContext) -> None:
+            if event.get("subtype") not in (None, "file_share") or event.get("bot_id"):
+                return  # edits, joins, other bots
+            is_dm = event.get("channel_type") == "im"
+            mentioned = bool(context.bot_user_id) and f"<@{context.bot_user_id}" in (event.get("text") or "")
+            if mentioned and not is_dm:
+                return  # the app_mention event carries it
+            self.take(_incoming(event, is_dm=is_dm), mentioned=mentioned)
+
+        panel = Assistant()
+
+        @panel.thread_started
+        def on_thread_started(say: Any, set_suggested_prompts: Any) -> None:
+            say("Hi! Tell me what data you need in one sentence. 告诉我要造什么数据,一句话就行。")
+            set_suggested_prompts(prompts=[{"title": e[:40], "message": e} for e in conv.examples(4)])
+
+        @panel.user_message
+        def on_panel_message(payload: dict[str, Any]) -> None:
+            self.take(_incoming(payload, is_dm=True, assistant_thread=True), mentioned=True)
+
+        app.use(panel)
+
+        @app.event("app_home_opened")
+        def on_home(event: dict[str, Any], context: BoltContext) -> None:
+            # Agent view (the Messages tab): offer the same prompts; older workspaces have no such API.
+            prompts = context.get("set_suggested_prompts")
+            if event.get("tab") == "messages" and prompts is not None:
+                try:
+                    prompts(prompts=[{"title": e[:40], "message": e} for e in conv.examples(4)])
+                except Exception as exc:  # noqa: BLE001 - optional nicety
+                    log.debug("suggested prompts not set: %s", exc)
+
+        @app.action(CONFIRM)
+        def on_confirm(ack: Any, body: dict[str, Any], action: dict[str, Any]) -> None:
+            ack()
+            decision = CONFIRM.match(action["action_id"]).group(1)  # type: ignore[union-attr]
+            channel, thread = body["channel"]["id"], body.get("message", {}).get("thread_ts")
+            self.worker.submit(conv.guarded(conv.on_confirm(action["value"], decision, body["user"]["id"], channel,
+                                                            body["container"]["message_ts"]), channel, thread))
+
+        @app.action(RESUME)
+        def on_resume(ack: Any, body: dict[str, Any], action: dict[str, Any]) -> None:
+            ack()
+            what = RESUME.match(action["action_id"]).group(1)  # type: ignore[union-attr]
+            channel, thread = body["channel"]["id"], body.get("message", {}).get("thread_ts")
+            self.worker.submit(conv.guarded(conv.on_resume(action["value"], what, body["user"]["id"], channel,  # type: ignore[arg-type]
+                                                           body["container"]["message_ts"], thread), channel, thread))
+
+        @app.command("/datasmith")
+        def on_command(ack: Any, command: dict[str, Any]) -> None:
+            msg = commands.respond(command.get("text") or "", command["user_id"], self.core.knowledge,
+                                   self.core.store, conv.examples(8))
+            ack(text=msg.text, blocks=msg.blocks, response_type="ephemeral")
+
+        @app.error
+        def on_error(error: Exception, body: dict[str, Any]) -> None:
+            log.error("bolt listener failed for %s", body.get("type"), exc_info=error)
+
+
+def _incoming(event: dict[str, Any], *, is_dm: bool, assistant_thread: bool = False) -> Incoming:
+    return Incoming(text=event.get("text") or "", user=event.get("user") or "", channel=event["channel"],
+                    ts=event["ts"], thread_ts=event.get("thread_ts"), is_dm=is_dm, assistant_thread=assistant_thread)

@@ -1,0 +1,257 @@
+"""Slack conversations over the core: a message in, a thread of answers out.
+
+Every entry point here runs on the worker loop after Slack has been acked. `core` does the work
+(`Assistant.handle / execute / resume`); this module only decides what to say where, and what
+the thread must remember (an open question, a plan awaiting Run / Cancel).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import uuid
+from collections.abc import Coroutine
+from dataclasses import dataclass
+from html import unescape
+from typing import Any
+
+from slack_sdk.errors import SlackApiError
+
+from bot import blocks
+from bot.config import BotConfig
+from bot.memory import BotMemory
+from bot.slack_io import SlackIO
+from core.assistant import Assistant
+from core.errors import RUN_NOT_FOUND, DatasmithError
+from core.execution import ResumeAction
+from core.models import ErrorInfo, Request, RunRecord, RunReport, StepRun
+
+log = logging.getLogger("datasmith.bot")
+
+MENTION = re.compile(r"<@[A-Z0-9]+(?:\|[^>]*)?>")
+LINK = re.compile(r"<([^<>|]+)\|([^<>]+)>|<([^<>|@#!][^<>]*)>")
+
+
+def plain_text(text: str) -> str:
+    """Slack's mrkdwn message text as the user typed it: mentions dropped, links and entities undone."""
+    text = MENTION.sub(" ", text or "")
+    text = LINK.sub(lambda m: m.group(2) or m.group(3) or "", text)
+    text = re.sub(r"^mailto:", "", unescape(text))
+    return " ".join(text.split())
+
+
+@dataclass(frozen=True)
+class Incoming:
+    """A user message addressed to the bot."""
+
+    text: str
+    user: str
+    channel: str
+    ts: str
+    thread_ts: str | None = None
+    is_dm: bool = False
+    assistant_thread: bool = False  # the assistant panel: has a status line
+
+    @property
+    def conversation(self) -> str:
+        """The key of this message's conversation: its thread; a plain DM is one conversation."""
+        return self.thread_ts or ("" if self.is_dm else self.ts)
+
+    @property
+    def reply_thread(self) -> str | None:
+        """Where replies go: the thread (channels always thread; plain DMs answer in line)."""
+        return self.thread_ts or (None if self.is_dm else self.ts)
+
+
+class ProgressMessage:
+    """Edits one message as steps change, at most once per interval; the final edit always wins."""
+
+    def __init__(self, io: SlackIO, channel: str, ts: str, lang: str, interval_s: float) -> None:
+        self.io, self.channel, self.ts, self.lang, self.interval_s = io, channel, ts, lang, interval_s
+        self._latest: RunRecord | None = None
+        self._wake = asyncio.Event()
+        self._lock = asyncio.Lock()
+        self._closed = False
+        self._task: asyncio.Task[None] | None = None
+
+    def __call__(self, run: RunRecord, step: StepRun) -> None:
+        self._latest = run
+        self._wake.set()
+        if self._task is None and not self._closed:
+            self._task = asyncio.get_running_loop().create_task(self._pump())
+
+    async def _pump(self) -> None:
+        while not self._closed:
+            await self._wake.wait()
+            self._wake.clear()
+            async with self._lock:
+                if self._closed or self._latest is None:
+                    return
+                try:
+                    await self.io.update(self.channel, self.ts, blocks.progress(self._latest, self.lang))
+                except SlackApiError as exc:  # progress is best effort; the final answer is not
+                    log.warning("progress update failed: %s", exc.response.get("error"))
+            await asyncio.sleep(self.interval_s)
+
+    async def close(self) -> None:
+        """Stop editing; waits for an edit in flight so it cannot land after the final answer."""
+        self._closed = True
+        async with self._lock:
+            pass
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                await self._task
+            except asyncio.CancelledError:
+                pass
+
+
+class Conversation:
+    def __init__(self, assistant: Assistant, io: SlackIO, memory: BotMemory, config: BotConfig) -> None:
+        self.assistant = assistant
+        self.io = io
+        self.memory = memory
+        self.config = config
+
+    # ------------------------------------------------------------------ messages
+
+    def wants(self, msg: Incoming, *, mentioned: bool) -> bool:
+        """Is this message for us? Mentions and DMs always; a thread reply only when that thread
+        waits on an answer from this user."""
+        if mentioned or msg.is_dm:
+            return True
+        if not msg.thread_ts:
+            return False
+        pending = self.memory.pending(msg.channel, msg.thread_ts)
+        return pending is not None and self.config.may_act_for(msg.user, pending[0])
+
+    async def on_message(self, msg: Incoming) -> None:
+        lang = blocks.lang_of(msg.text)
+        text = plain_text(msg.text)
+        if not text:
+            await self.io.post(msg.channel, msg.reply_thread, self._examples(lang))
+            return
+        if msg.assistant_thread:
+            await self.io.status(msg.channel, msg.conversation, "is working…" if lang == "en" else "正在处理…")
+        ts = await self.io.post(msg.channel, msg.reply_thread, blocks.working(lang))
+        pending = self.memory.pending(msg.channel, msg.conversation)
+        access = self.config.access(msg.channel, is_dm=msg.is_dm)
+        request = Request(text=text, user=msg.user, channel=msg.channel, thread=msg.reply_thread, surface="slack",
+                          previous=pending[1] if pending else None, scope=access.scope())
+        progress = ProgressMessage(self.io, msg.channel, ts, lang, self.config.progress_interval_s)
+        try:
+            report = await self.assistant.handle(request, progress=progress)
+        finally:
+            await progress.close()
+        await self._answer(msg, ts, lang, request, report)
+
+    async def _answer(self, msg: Incoming, ts: str, lang: str, request: Request, report: RunReport) -> None:
+        plan = report.plan
+        if plan is not None and plan.status == "needs_input" and report.error is None:
+            self.memory.set_pending(msg.channel, msg.conversation, msg.user, plan)
+        else:
+            self.memory.clear_pending(msg.channel, msg.conversation)
+        if plan is not None and plan.status == "planned" and report.run is None and report.error is None:
+            cid = self.memory.add_confirmation(msg.channel, msg.reply_thread, request, plan)
+            await self.io.update(msg.channel, ts, blocks.confirm(plan, cid, lang))
+            return
+        await self.io.update(msg.channel, ts, blocks.report(report, lang), thread=msg.reply_thread)
+
+    def _examples(self, lang: str) -> blocks.Message:
+        lines = [f"• {e}" for e in self.examples(6)]
+        text = blocks.t("empty", lang) + "\n" + "\n".join(lines)
+        return blocks.Message(text, [blocks.section(text)])
+
+    def examples(self, n: int) -> list[str]:
+        """One example request per rule, for help and suggested prompts."""
+        out = []
+        for rule in self.assistant.knowledge.rules.values():
+            if rule.examples:
+                out.append(rule.examples[0].user_query)
+            if len(out) >= n:
+                break
+        return out
+
+    # ------------------------------------------------------------------ buttons
+
+    async def on_confirm(self, cid: str, decision: str, user: str, channel: str, message_ts: str) -> None:
+        conf = self.memory.confirmation(cid)
+        lang = blocks.lang_of(conf.request.text) if conf else "en"
+        if conf is None or conf.status != "pending":
+            await self.io.ephemeral(channel, user, blocks.t("gone", lang))
+            return
+        if not self.config.may_act_for(user, conf.user):
+            await self.io.ephemeral(channel, user, blocks.t("not_yours", lang), conf.thread)
+            return
+        if not self.memory.decide(cid, decision):  # a second press of the same button
+            await self.io.ephemeral(channel, user, blocks.t("gone", lang), conf.thread)
+            return
+        try:
+            if decision == "cancel":
+                await self.io.update(channel, message_ts, blocks.cancelled(conf.plan, user, lang))
+                return
+            await self.io.update(channel, message_ts, blocks.resuming("…", "run", user, lang))
+            progress = ProgressMessage(self.io, channel, message_ts, lang, self.config.progress_interval_s)
+            try:
+                report = await self.assistant.execute(conf.request, conf.plan, confirmed=True, progress=progress)
+            finally:
+                await progress.close()
+            await self.io.update(channel, message_ts, blocks.report(report, lang), thread=conf.thread)
+        finally:
+            self.memory.forget_confirmation(cid)
+
+    async def on_resume(self, run_id: str, action: ResumeAction, user: str, channel: str, message_ts: str,
+                        thread: str | None) -> None:
+        try:
+            run = self.assistant.store.get(run_id)
+        except DatasmithError:
+            await self.io.ephemeral(channel, user, f"{RUN_NOT_FOUND}: run {run_id} not found", thread)
+            return
+        lang = blocks.lang_of(run.request.text)
+        if not self.config.may_act_for(user, run.request.user):
+            await self.io.ephemeral(channel, user, blocks.t("not_yours", lang), thread)
+            return
+        # One press per paused state: a double click (or two people at once) resumes once.
+        if run.status not in ("paused", "interrupted") or not self.memory.claim(
+                f"resume:{run_id}:{run.updated_at.isoformat()}"):
+            await self.io.ephemeral(channel, user, blocks.t("gone", lang), thread)
+            return
+        await self.io.update(channel, message_ts, blocks.resuming(run_id, action, user, lang))
+        progress = ProgressMessage(self.io, channel, message_ts, lang, self.config.progress_interval_s)
+        try:
+            report = await self.assistant.resume(run_id, action, by=user, progress=progress)
+        finally:
+            await progress.close()
+        msg = blocks.result(report.run, lang, latency_ms=report.latency_ms, by=user) if report.run else \
+            blocks.report(report, lang)
+        await self.io.update(channel, message_ts, msg, thread=thread)
+
+    # ------------------------------------------------------------------ after a restart
+
+    async def announce_interrupted(self, run_ids: list[str]) -> None:
+        """Runs a dead bot left in flight: say so in their threads, with Retry / Skip / Abort."""
+        for run_id in run_ids:
+            run = self.assistant.store.get(run_id)
+            if run.request.surface != "slack" or not run.request.channel:
+                continue
+            lang = blocks.lang_of(run.request.text)
+            await self.io.post(run.request.channel, run.request.thread, blocks.result(run, lang))
+
+    # ------------------------------------------------------------------ the safety net
+
+    async def guarded(self, job: Coroutine[Any, Any, None], channel: str, thread: str | None,
+                      lang: str = "en") -> None:
+        """Run a job; an unexpected failure reaches the user as a code and trace_id, never a trace."""
+        try:
+            await job
+        except Exception as exc:  # noqa: BLE001 - the last line of defence for a chat surface
+            trace_id = uuid.uuid4().hex
+            log.exception("trace %s: bot job failed", trace_id)
+            info = ErrorInfo(code="DS-500", message=f"internal error ({type(exc).__name__}); "
+                             "a maintainer can find it by the trace id", message_zh="内部错误,维护者可凭 trace id 排查",
+                             trace_id=trace_id)
+            try:
+                await self.io.post(channel, thread, blocks.failure(info, lang, trace_id))
+            except Exception:  # noqa: BLE001 - Slack itself is down: the log has it
+                log.exception("trace %s: could not tell the user", trace_id)
