@@ -1,0 +1,88 @@
+"""Human in the loop over real interactivity payloads: Run / Cancel, and Retry / Skip / Abort."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from bot.config import BotConfig
+from sandbox.server import BackgroundServer
+from tests.bot.conftest import Harness
+from tests.bot.test_channel_flow import final_update
+from tests.e2e.test_shop_over_http import db_row, faults
+
+
+def buttons(update: dict[str, Any]) -> dict[str, str]:
+    """action_id → value of the message's buttons."""
+    return {e["action_id"]: e["value"] for b in update["blocks"] if b["type"] == "actions" for e in b["elements"]}
+
+
+def test_confirm_environment_runs_only_on_run_and_only_for_the_requester(harness: Harness,
+                                                                        sandbox: BackgroundServer) -> None:
+    _, ts = harness.send.mention("线上给商品123456下一单", channel="C1", user="U1")
+    shown = final_update(harness.slack, "C1", "⚠️")
+    assert "online" in json.dumps(shown["blocks"], ensure_ascii=False)
+    cid = buttons(shown)["ds_confirm_run"]
+    assert buttons(shown)["ds_confirm_cancel"] == cid
+    assert harness.bot.core.store.list() == []  # nothing ran yet
+
+    r = harness.send.press("ds_confirm_run", cid, user="U9", message_ts=shown["ts"], thread_ts=ts)
+    assert r.status_code == 200
+    refused = harness.slack.wait_call("chat.postEphemeral", lambda a: a["user"] == "U9")
+    assert "只有发起人" in refused["text"] or "Not yours" in refused["text"]
+    assert harness.bot.core.store.list() == []
+
+    harness.send.press("ds_confirm_run", cid, user="U1", message_ts=shown["ts"], thread_ts=ts)
+    done = final_update(harness.slack, "C1", "✅")
+    assert done["ts"] == shown["ts"]  # the confirmation message becomes the result
+    run = harness.bot.core.store.list()[0]
+    order_id = harness.bot.core.store.get(run.run_id).step(1).output["order_id"]
+    assert db_row(sandbox, "online", "SELECT status FROM orders WHERE order_id = ?", order_id)["status"] == "created"
+
+    harness.send.press("ds_confirm_run", cid, user="U1", message_ts=shown["ts"], thread_ts=ts)
+    harness.slack.wait_call("chat.postEphemeral", lambda a: a["user"] == "U1")  # already handled
+    assert len(harness.bot.core.store.list()) == 1
+
+
+def test_cancel_runs_nothing_and_a_maintainer_may_decide(start_bot) -> None:
+    h = start_bot(BotConfig(maintainers=["UMAINT"], progress_interval_s=0.05))
+    _, ts = h.send.mention("线上给商品123456下一单", channel="C1", user="U1")
+    shown = final_update(h.slack, "C1", "⚠️")
+    h.send.press("ds_confirm_cancel", buttons(shown)["ds_confirm_cancel"], user="UMAINT", message_ts=shown["ts"])
+    cancelled = final_update(h.slack, "C1", "🚫")
+    assert "UMAINT" in cancelled["text"] and not buttons(cancelled)
+    assert h.bot.core.store.list() == []
+
+
+def test_breakpoint_shows_retry_skip_abort_and_retry_resumes_the_run(harness: Harness,
+                                                                     sandbox: BackgroundServer) -> None:
+    with faults(sandbox, method="POST", path="/pay$", status=500, times=5):
+        _, ts = harness.send.mention("给商品123456生成一笔已支付的订单", channel="C1", user="U1")
+        paused = final_update(harness.slack, "C1", "⏸️")
+    acts = buttons(paused)
+    run_id = acts["ds_resume_retry"]
+    assert acts == {"ds_resume_retry": run_id, "ds_resume_skip": run_id, "ds_resume_abort": run_id}
+    assert harness.bot.core.store.get(run_id).status == "paused"
+
+    harness.send.press("ds_resume_abort", run_id, user="U2", message_ts=paused["ts"], thread_ts=ts)
+    harness.slack.wait_call("chat.postEphemeral", lambda a: a["user"] == "U2")
+    assert harness.bot.core.store.get(run_id).status == "paused"  # not theirs: nothing changed
+
+    harness.send.press("ds_resume_retry", run_id, user="U1", message_ts=paused["ts"], thread_ts=ts)
+    done = final_update(harness.slack, "C1", "✅")
+    assert done["ts"] == paused["ts"] and "U1" in done["text"] + json.dumps(done["blocks"])
+    run = harness.bot.core.store.get(run_id)
+    assert run.status == "succeeded"
+    pay = next(s for s in run.steps if s.tool_name == "pay_order")
+    assert pay.output["status"] == "paid" and pay.attempts == 6
+
+
+def test_abort_ends_a_paused_run(harness: Harness, sandbox: BackgroundServer) -> None:
+    with faults(sandbox, method="POST", path="/pay$", status=500, times=5):
+        harness.send.mention("给商品123456生成一笔已支付的订单", channel="C1", user="U1")
+        paused = final_update(harness.slack, "C1", "⏸️")
+    run_id = buttons(paused)["ds_resume_abort"]
+    harness.send.press("ds_resume_abort", run_id, user="U1", message_ts=paused["ts"])
+    ended = harness.slack.wait_call("chat.update", lambda a: a["ts"] == paused["ts"] and a["text"].startswith("🛑"))
+    assert not buttons(ended)
+    assert harness.bot.core.store.get(run_id).status == "aborted"
