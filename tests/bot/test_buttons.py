@@ -86,3 +86,32 @@ def test_abort_ends_a_paused_run(harness: Harness, sandbox: BackgroundServer) ->
     ended = harness.slack.wait_call("chat.update", lambda a: a["ts"] == paused["ts"] and a["text"].startswith("🛑"))
     assert not buttons(ended)
     assert harness.bot.core.store.get(run_id).status == "aborted"
+
+
+def test_a_run_cut_off_by_a_restart_is_announced_in_its_thread_and_can_be_retried(
+        start_bot, sandbox: BackgroundServer, tmp_path) -> None:
+    import sqlite3
+    first = start_bot(home=tmp_path / "home")
+    with faults(sandbox, method="POST", path="/pay$", status=500, times=5):
+        _, ts = first.send.mention("给商品123456生成一笔已支付的订单", channel="C9", user="U1")
+        final_update(first.slack, "C9", "⏸️")
+    run_id = first.bot.core.store.list(limit=1)[0].run_id
+    first.close()
+    # What a kill -9 mid-step leaves behind: the run and its step still `running`.
+    db = sqlite3.connect(tmp_path / "home" / "runs.sqlite3")
+    with db:
+        db.execute("UPDATE runs SET status='running' WHERE run_id=?", (run_id,))
+        db.execute("UPDATE steps SET status='running' WHERE run_id=? AND status='paused'", (run_id,))
+    db.close()
+
+    second = start_bot(home=tmp_path / "home")
+    second.slack.clear()
+    assert run_id in second.bot.core.recovered
+    second.bot.announce_recovered()
+    notice = second.slack.wait_call("chat.postMessage", lambda a: a["channel"] == "C9")
+    assert notice["thread_ts"] == ts and notice["text"].startswith("⚠️")
+    assert buttons(notice)["ds_resume_retry"] == run_id
+    msg_ts = second.slack.posted("C9")[0].result["ts"]
+    second.send.press("ds_resume_retry", run_id, user="U1", channel="C9", message_ts=msg_ts, thread_ts=ts)
+    final_update(second.slack, "C9", "✅")
+    assert second.bot.core.store.get(run_id).status == "succeeded"
