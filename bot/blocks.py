@@ -26,6 +26,7 @@ CJK = re.compile(r"[\u3400-\u9fff]")
 
 TEXT: dict[str, dict[str, str]] = {
     "working": {"zh": "⏳ 收到,正在处理…", "en": "⏳ On it…"},
+    "status": {"zh": "正在处理…", "en": "is working…"},
     "running": {"zh": "⏳ 执行中", "en": "⏳ Running"},
     "succeeded": {"zh": "✅ 完成", "en": "✅ Done"},
     "failed": {"zh": "❌ 失败", "en": "❌ Failed"},
@@ -182,6 +183,14 @@ def progress(run: RunRecord, lang: str) -> Message:
     head = f"{t('running', lang)} {what(run.plan)} · {min(done + 1, len(run.steps))}/{len(run.steps)}{current}"
     steps, _ = step_blocks(run, fields=False)
     return Message(head, [section(head), *steps[:STEP_BLOCK_BUDGET]])
+
+
+def progress_status(run: RunRecord, lang: str) -> str:
+    """The assistant panel's one-line status."""
+    done = sum(1 for s in run.steps if s.status in ("succeeded", "skipped", "failed"))
+    running = [s.tool_name for s in run.steps if s.status == "running"]
+    k = min(done + 1, len(run.steps))
+    return f"{t('status', lang)} {k}/{len(run.steps)}" + (f" · {running[0]}" if running else "")
 
 
 def question(plan: Plan, lang: str) -> Message:

@@ -11,7 +11,7 @@ import asyncio
 import logging
 import re
 import uuid
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from html import unescape
 from typing import Any
@@ -64,16 +64,25 @@ class Incoming:
         return self.thread_ts or (None if self.is_dm else self.ts)
 
 
-class ProgressMessage:
-    """Edits one message as steps change, at most once per interval; the final edit always wins."""
+class Progress:
+    """Shows a run's progress at most once per interval (chat.update and assistant status are
+    rate-limited); the final answer always wins: no edit can land after `close()`."""
 
-    def __init__(self, io: SlackIO, channel: str, ts: str, lang: str, interval_s: float) -> None:
-        self.io, self.channel, self.ts, self.lang, self.interval_s = io, channel, ts, lang, interval_s
+    def __init__(self, show: Callable[[RunRecord], Awaitable[None]], interval_s: float) -> None:
+        self.show, self.interval_s = show, interval_s
         self._latest: RunRecord | None = None
         self._wake = asyncio.Event()
         self._lock = asyncio.Lock()
         self._closed = False
         self._task: asyncio.Task[None] | None = None
+
+    @classmethod
+    def in_message(cls, io: SlackIO, channel: str, ts: str, lang: str, interval_s: float) -> Progress:
+        return cls(lambda run: io.update(channel, ts, blocks.progress(run, lang)), interval_s)
+
+    @classmethod
+    def in_status(cls, io: SlackIO, channel: str, thread: str, lang: str, interval_s: float) -> Progress:
+        return cls(lambda run: io.status(channel, thread, blocks.progress_status(run, lang)), interval_s)
 
     def __call__(self, run: RunRecord, step: StepRun) -> None:
         self._latest = run
@@ -89,15 +98,14 @@ class ProgressMessage:
                 if self._closed or self._latest is None:
                     return
                 try:
-                    await self.io.update(self.channel, self.ts, blocks.progress(self._latest, self.lang))
+                    await self.show(self._latest)
                 except SlackApiError as exc:  # progress is best effort; the final answer is not
                     log.warning("progress update failed: %s", exc.response.get("error"))
             await asyncio.sleep(self.interval_s)
 
     async def close(self) -> None:
-        """Stop editing; waits for an edit in flight so it cannot land after the final answer."""
         self._closed = True
-        async with self._lock:
+        async with self._lock:  # an edit in flight finishes before the final answer is sent
             pass
         if self._task is not None:
             self._task.cancel()
@@ -132,21 +140,34 @@ class Conversation:
         if not text:
             await self.io.post(msg.channel, msg.reply_thread, self._examples(lang))
             return
-        if msg.assistant_thread:
-            await self.io.status(msg.channel, msg.conversation, "is working…" if lang == "en" else "正在处理…")
-        ts = await self.io.post(msg.channel, msg.reply_thread, blocks.working(lang))
+        ts: str | None = None
+        if msg.assistant_thread:  # the panel's own "is working…" line; any reply clears it
+            await self.io.status(msg.channel, msg.conversation, blocks.t("status", lang))
+            progress = Progress.in_status(self.io, msg.channel, msg.conversation, lang, self.config.progress_interval_s)
+        else:
+            ts = await self.io.post(msg.channel, msg.reply_thread, blocks.working(lang))
+            progress = Progress.in_message(self.io, msg.channel, ts, lang, self.config.progress_interval_s)
         pending = self.memory.pending(msg.channel, msg.conversation)
         access = self.config.access(msg.channel, is_dm=msg.is_dm)
         request = Request(text=text, user=msg.user, channel=msg.channel, thread=msg.reply_thread, surface="slack",
                           previous=pending[1] if pending else None, scope=access.scope())
-        progress = ProgressMessage(self.io, msg.channel, ts, lang, self.config.progress_interval_s)
         try:
             report = await self.assistant.handle(request, progress=progress)
-        finally:
+        except Exception as exc:  # noqa: BLE001 - a bug must still end the "working" message
             await progress.close()
+            await self._show(msg.channel, ts, msg.reply_thread, internal_failure(exc, lang))
+            return
+        await progress.close()
         await self._answer(msg, ts, lang, request, report)
 
-    async def _answer(self, msg: Incoming, ts: str, lang: str, request: Request, report: RunReport) -> None:
+    async def _show(self, channel: str, ts: str | None, thread: str | None, message: blocks.Message) -> None:
+        """Edit our message when there is one, else post the answer in the thread."""
+        if ts is None:
+            await self.io.post(channel, thread, message)
+        else:
+            await self.io.update(channel, ts, message, thread=thread)
+
+    async def _answer(self, msg: Incoming, ts: str | None, lang: str, request: Request, report: RunReport) -> None:
         plan = report.plan
         if plan is not None and plan.status == "needs_input" and report.error is None:
             self.memory.set_pending(msg.channel, msg.conversation, msg.user, plan)
@@ -154,9 +175,9 @@ class Conversation:
             self.memory.clear_pending(msg.channel, msg.conversation)
         if plan is not None and plan.status == "planned" and report.run is None and report.error is None:
             cid = self.memory.add_confirmation(msg.channel, msg.reply_thread, request, plan)
-            await self.io.update(msg.channel, ts, blocks.confirm(plan, cid, lang))
+            await self._show(msg.channel, ts, msg.reply_thread, blocks.confirm(plan, cid, lang))
             return
-        await self.io.update(msg.channel, ts, blocks.report(report, lang), thread=msg.reply_thread)
+        await self._show(msg.channel, ts, msg.reply_thread, blocks.report(report, lang))
 
     def _examples(self, lang: str) -> blocks.Message:
         lines = [f"• {e}" for e in self.examples(6)]
@@ -192,7 +213,7 @@ class Conversation:
                 await self.io.update(channel, message_ts, blocks.cancelled(conf.plan, user, lang))
                 return
             await self.io.update(channel, message_ts, blocks.resuming("…", "run", user, lang))
-            progress = ProgressMessage(self.io, channel, message_ts, lang, self.config.progress_interval_s)
+            progress = Progress.in_message(self.io, channel, message_ts, lang, self.config.progress_interval_s)
             try:
                 report = await self.assistant.execute(conf.request, conf.plan, confirmed=True, progress=progress)
             finally:
@@ -218,7 +239,7 @@ class Conversation:
             await self.io.ephemeral(channel, user, blocks.t("gone", lang), thread)
             return
         await self.io.update(channel, message_ts, blocks.resuming(run_id, action, user, lang))
-        progress = ProgressMessage(self.io, channel, message_ts, lang, self.config.progress_interval_s)
+        progress = Progress.in_message(self.io, channel, message_ts, lang, self.config.progress_interval_s)
         try:
             report = await self.assistant.resume(run_id, action, by=user, progress=progress)
         finally:
@@ -246,12 +267,16 @@ class Conversation:
         try:
             await job
         except Exception as exc:  # noqa: BLE001 - the last line of defence for a chat surface
-            trace_id = uuid.uuid4().hex
-            log.exception("trace %s: bot job failed", trace_id)
-            info = ErrorInfo(code="DS-500", message=f"internal error ({type(exc).__name__}); "
-                             "a maintainer can find it by the trace id", message_zh="内部错误,维护者可凭 trace id 排查",
-                             trace_id=trace_id)
             try:
-                await self.io.post(channel, thread, blocks.failure(info, lang, trace_id))
-            except Exception:  # noqa: BLE001 - Slack itself is down: the log has it
-                log.exception("trace %s: could not tell the user", trace_id)
+                await self.io.post(channel, thread, internal_failure(exc, lang))
+            except Exception:  # noqa: BLE001 - Slack itself is failing: the log has it
+                log.exception("could not tell the user about a failed job")
+
+
+def internal_failure(exc: BaseException, lang: str) -> blocks.Message:
+    """A bug, as users see it: DS-500 and a trace id to give a maintainer (the log has the stack)."""
+    trace_id = uuid.uuid4().hex
+    log.error("trace %s: bot job failed", trace_id, exc_info=exc)
+    info = ErrorInfo(code="DS-500", message=f"internal error ({type(exc).__name__}); a maintainer can find it "
+                     "by the trace id", message_zh="内部错误,维护者可凭 trace id 排查", trace_id=trace_id)
+    return blocks.failure(info, lang, trace_id)

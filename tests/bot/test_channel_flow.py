@@ -110,3 +110,15 @@ def test_a_failing_tool_reaches_the_user_as_code_and_trace_not_a_stack(harness: 
     run = harness.bot.core.store.list(limit=1)[0]
     assert "DS-302" in text and run.trace_id in text and "Traceback" not in text
     assert failed["text"].startswith("❌ Failed")  # an English request gets an English answer
+
+
+def test_a_bug_ends_the_working_message_with_ds500_and_a_trace_id(harness: Harness, monkeypatch) -> None:
+    async def broken(*args, **kwargs):  # the safety net's job is exactly the failure nobody planned for
+        raise RuntimeError("boom at /srv/secret/path.py line 3")
+
+    monkeypatch.setattr(harness.bot.core, "handle", broken)
+    harness.send.mention("给商品123456下一单", channel="C7")
+    failed = final_update(harness.slack, "C7", "❌")
+    text = json.dumps(failed["blocks"], ensure_ascii=False)
+    assert failed["ts"] == harness.slack.posted("C7")[0].result["ts"]  # the "working" message itself, ended
+    assert "DS-500" in text and "trace" in text and "boom" not in text and "secret" not in text

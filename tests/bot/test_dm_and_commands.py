@@ -32,11 +32,13 @@ def test_assistant_panel_offers_prompts_from_the_knowledge_and_shows_status(harn
     assert prompts["thread_ts"] == "1800000001.000000"
 
     harness.send.message(offered[0], channel="D2", channel_type="im", user="U4", thread_ts="1800000001.000000")
-    status = harness.slack.wait_call("assistant.threads.setStatus")
-    assert status["thread_ts"] == "1800000001.000000" and status["status"]
-    final_update(harness.slack, "D2", "✅")
-    answer = harness.slack.posted("D2")[-1]
-    assert answer.args["thread_ts"] == "1800000001.000000"
+    answer = harness.slack.wait_call("chat.postMessage", lambda a: a["channel"] == "D2" and a["text"][0] == "✅")
+    assert answer["thread_ts"] == "1800000001.000000"
+    statuses = [a for a in harness.slack.of("assistant.threads.setStatus") if a["thread_ts"] == answer["thread_ts"]]
+    assert statuses[0]["status"] == "is working…" or statuses[0]["status"] == "正在处理…"
+    assert any("/" in a["status"] for a in statuses)  # step k/n while the run goes
+    # the panel shows status instead of a "working" message: the greeting and the answer, nothing else
+    assert len(harness.slack.posted("D2")) == 2
 
 
 def test_slash_command_help_lists_examples_from_the_knowledge(harness: Harness) -> None:
