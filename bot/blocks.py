@@ -106,7 +106,7 @@ def chunk_lines(lines: list[str], budget: int = SECTION_BUDGET) -> list[str]:
     return chunks
 
 
-def _esc(text: str) -> str:
+def esc(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
@@ -129,7 +129,7 @@ def plan_summary(plan: Plan, lang: str) -> str:
     chain = " → ".join(s.tool_name for s in plan.steps[:12]) + (" → …" if len(plan.steps) > 12 else "")
     known = ", ".join(f"{k}={_value(v)}" for k, v in list(plan.known.items())[:6])
     with_ = f" · {known}" if known else ""
-    return _esc(f"{len(plan.steps)} {t('steps', lang)}: {chain}{with_}")
+    return esc(f"{len(plan.steps)} {t('steps', lang)}: {chain}{with_}")
 
 
 def _step_line(step: StepRun, fields: bool) -> tuple[str, bool]:
@@ -142,14 +142,14 @@ def _step_line(step: StepRun, fields: bool) -> tuple[str, bool]:
             text = _value(v)
             if len(text) > VALUE_MAX:
                 text, long = text[:VALUE_MAX] + "…", True
-            parts.append(f"{k}=`{_esc(text)}`")
+            parts.append(f"{k}=`{esc(text)}`")
         if parts:
             line += "  " + ", ".join(parts)
     if step.error:
-        line += f"  — {step.error.code}: {_esc(step.error.message[:300])}"
+        line += f"  — {step.error.code}: {esc(step.error.message[:300])}"
         long = long or len(step.error.message) > 300
     if step.skip_reason:
-        line += f"  _({_esc(step.skip_reason[:200])})_"
+        line += f"  _({esc(step.skip_reason[:200])})_"
     return line, long
 
 
@@ -167,7 +167,7 @@ def step_blocks(run: RunRecord, *, fields: bool = True) -> tuple[list[dict[str, 
 def error_text(error: ErrorInfo, lang: str, trace_id: str | None) -> str:
     message = (error.message_zh if lang == "zh" and error.message_zh else error.message)
     trace = trace_id or error.trace_id
-    return f"*{error.code}* {_esc(message)}" + (f"\n`trace {trace}`" if trace else "")
+    return f"*{error.code}* {esc(message)}" + (f"\n`trace {trace}`" if trace else "")
 
 
 # ---------------------------------------------------------------------- messages
@@ -195,7 +195,7 @@ def progress_status(run: RunRecord, lang: str) -> str:
 
 def question(plan: Plan, lang: str) -> Message:
     head = t("needs_input", lang) if plan.status == "needs_input" else t("no_match", lang)
-    body = _esc(plan.question or "")
+    body = esc(plan.question or "")
     blocks = [section(f"*{head}*" + (f" · {what(plan)}" if plan.rule or plan.tool else "")), section(body)]
     if plan.status == "needs_input":
         blocks.append(context(t("reply_hint", lang)))
@@ -215,6 +215,11 @@ def confirm(plan: Plan, cid: str, lang: str) -> Message:
 
 def cancelled(plan: Plan, user: str, lang: str) -> Message:
     text = f"{t('cancelled', lang)} · {what(plan)} · {t('by', lang)} <@{user}>"
+    return Message(text, [section(text), context(plan_summary(plan, lang))])
+
+
+def starting(plan: Plan, user: str, lang: str) -> Message:
+    text = f"{t('running', lang)} {what(plan)} · {t('by', lang)} <@{user}>"
     return Message(text, [section(text), context(plan_summary(plan, lang))])
 
 

@@ -54,7 +54,7 @@ def runs_message(store: RunStore, user: str, mine: bool) -> Message:
         return Message(hint, [section(f"{hint}: mention me with a request to make one.")])
     lines = [f"{blocks.ICONS.get(r.status, '·')} `{r.run_id}` {r.created_at:%m-%d %H:%M} · "
              f"`{r.rule or r.tool or '-'}` · {r.environment or '-'}{f' · <@{r.user}>' if r.user else ''} · "
-             f"{blocks._esc(r.request_text[:80])}" for r in rows]
+             f"{blocks.esc(r.request_text[:80])}" for r in rows]
     return _listing(f"latest {len(rows)} runs{' of yours' if mine else ''}", lines, "")
 
 
@@ -81,5 +81,5 @@ def respond(text: str, user: str, knowledge: Knowledge, store: RunStore, example
         return run_message(store, words[1])
     msg = help_message(knowledge, examples)
     if sub != "help":
-        msg.blocks.insert(0, section(f"I don't know `{blocks._esc(sub)}`. Here is what I can do:"))
+        msg.blocks.insert(0, section(f"I don't know `{blocks.esc(sub)}`. Here is what I can do:"))
     return msg

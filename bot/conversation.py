@@ -212,7 +212,7 @@ class Conversation:
             if decision == "cancel":
                 await self.io.update(channel, message_ts, blocks.cancelled(conf.plan, user, lang))
                 return
-            await self.io.update(channel, message_ts, blocks.resuming("…", "run", user, lang))
+            await self.io.update(channel, message_ts, blocks.starting(conf.plan, user, lang))
             progress = Progress.in_message(self.io, channel, message_ts, lang, self.config.progress_interval_s)
             try:
                 report = await self.assistant.execute(conf.request, conf.plan, confirmed=True, progress=progress)

@@ -102,8 +102,8 @@ class BotMemory:
                             Plan.model_validate_json(row[5]), row[6])
 
     def decide(self, cid: str, decision: str) -> bool:
-        """Move a pending confirmation to `decision` (run/cancel); False if it was already decided.
-        The plan is deleted on decision: nothing but the outcome is kept."""
+        """Move a pending confirmation to `decision` (run/cancel); False if it was already decided
+        (a double click, or two people at once). `forget_confirmation` deletes it once handled."""
         with self._lock:
             cur = self._db.execute("UPDATE confirmations SET status=?, at=? WHERE id=? AND status='pending'",
                                    (decision, time.time(), cid))
