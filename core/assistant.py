@@ -9,21 +9,26 @@ import logging
 import time
 import uuid
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from core.contracts import check_plan
+from core.contracts import check_plan, split_secrets
 from core.embedders import make_embedder
 from core.errors import EMPTY_REQUEST, FORBIDDEN, REQUEST_TOO_LONG, DatasmithError, InputError
 from core.execution import Executor, Progress, ResumeAction, RetryPolicy, error_info
 from core.knowledge import Knowledge, load_knowledge
-from core.models import Plan, Request, RetrievalHit, RunReport
+from core.llm.limiter import LeakyBucket, OnWait
+from core.models import LLMUsage, Plan, Request, RetrievalHit, RunReport, StepRef
+from core.plan_cache import PlanCache
 from core.planning import Planner, RulePlanner
 from core.planning.text import normalize
 from core.retrieval import KnowledgeIndex
-from core.runstore import RunStore
+from core.runstore import RequestRecord, RunStore
 from core.services import LocalServices
 from core.settings import Settings
 from core.tools import ToolRegistry
+
+if TYPE_CHECKING:
+    from core.planning.llm_planner import LLMPlanner
 
 log = logging.getLogger("datasmith")
 
@@ -36,7 +41,10 @@ class Assistant:
         self.settings = settings
         self.knowledge = knowledge
         self.index = index
-        self.planner: Planner = planner or RulePlanner(knowledge, default_environment=settings.env)
+        self.rules = RulePlanner(knowledge, default_environment=settings.env)
+        self.planner: Planner = planner or self.rules
+        self.llm = self._llm_planner(settings)
+        self.cache = PlanCache(settings.cache_dir, settings.cache_ttl_s, settings.cache_failure_ttl_s)
         self.store = store or RunStore(settings.runstore_path)
         self.services = LocalServices(knowledge, settings.environ, settings.home)
         self.policy = RetryPolicy(settings.max_attempts, settings.backoff_base_s, settings.backoff_max_s,
@@ -54,8 +62,17 @@ class Assistant:
             index.refresh(knowledge)
         return cls(settings, knowledge, index=index)
 
+    def _llm_planner(self, settings: Settings) -> LLMPlanner | None:
+        if not settings.llm_model or settings.planner == "rules":
+            return None
+        from core.llm.client import LLMClient  # litellm is imported only when an LLM is configured
+        from core.planning.llm_planner import LLMPlanner
+        bucket = LeakyBucket(settings.llm_capacity, settings.llm_rate_per_s, settings.llm_max_wait_s)
+        return LLMPlanner(self.knowledge, LLMClient(settings, bucket), self.rules)
+
     def close(self) -> None:
         self.services.close()
+        self.cache.close()
         self.store.close()
 
     # ------------------------------------------------------------------ the pipeline
@@ -80,6 +97,34 @@ class Assistant:
         if hits is None:
             hits = self.retrieve(request.text)
         return self.planner.plan(request, hits or None)
+
+    async def aplan(self, request: Request, *, on_wait: OnWait | None = None) -> tuple[Plan, str, LLMUsage]:
+        """Plan with the configured (or requested) planner, through the cache.
+        Returns the plan, the cache outcome (hit / miss / bypass) and the LLM usage."""
+        self.check_input(request)
+        mode = request.planner or self.settings.planner
+        key = PlanCache.key(request, planner=f"{mode}:{self.settings.env}", knowledge_version=self.knowledge.version,
+                            model=self.settings.llm_model if mode != "rules" else None)
+        if not request.bypass_cache and (cached := self.cache.get(key)) is not None:
+            return cached, "hit", LLMUsage()
+        usage = LLMUsage()
+        hits = self.retrieve(request.text)
+        plan = self.planner.plan(request, hits or None)
+        if mode == "llm" or (mode == "auto" and not plan.confident and self.llm is not None):
+            if self.llm is None:
+                plan.fallback = "DS-503: no LLM is configured (set DATASMITH_LLM_MODEL); the rule planner answered"
+            else:
+                plan, usage = await self.llm.plan(request, hits or None, on_wait=on_wait)
+        if not self._holds_pii(plan):  # PII stays out of the cache's files
+            self.cache.put(key, plan)
+        return plan, "bypass" if request.bypass_cache else "miss", usage
+
+    def _holds_pii(self, plan: Plan) -> bool:
+        for step in plan.steps:
+            tool = self.knowledge.tools.get(step.tool_name)
+            if tool and any(k in tool.pii and not isinstance(v, StepRef) for k, v in step.arguments.items()):
+                return True
+        return False
 
     def gate(self, plan: Plan, request: Request) -> None:
         """Contracts and permissions, before anything runs."""
@@ -115,20 +160,43 @@ class Assistant:
         return bool(env and env.confirm and any(self.knowledge.tools[s.tool_name].side_effects for s in plan.steps))
 
     async def handle(self, request: Request, *, execute: bool = True, confirmed: bool = False,
-                     progress: Progress | None = None) -> RunReport:
+                     progress: Progress | None = None, on_wait: OnWait | None = None) -> RunReport:
         """Plan a request and, when asked, run it. Never raises for expected failures: the report
         carries an error with a code and the trace_id."""
         trace_id = uuid.uuid4().hex
         start = time.perf_counter()
         try:
-            plan = self.plan(request)
+            plan, cache, usage = await self.aplan(request, on_wait=on_wait)
         except DatasmithError as exc:
             log.info("trace %s: %s", trace_id, exc)
-            return self._report(request, trace_id, start, error=exc)
+            return self._record(self._report(request, trace_id, start, error=exc))
         if plan.status != "planned" or not execute:
-            return self._report(request, trace_id, start, plan=plan)
-        return await self.execute(request, plan, confirmed=confirmed, progress=progress,
-                                  trace_id=trace_id, start=start)
+            return self._record(self._report(request, trace_id, start, plan=plan), cache, usage)
+        report = await self.execute(request, plan, confirmed=confirmed, progress=progress, trace_id=trace_id,
+                                    start=start)
+        return self._record(report, cache, usage)
+
+    def _record(self, report: RunReport, cache: str | None = None, usage: LLMUsage | None = None) -> RunReport:
+        """Every handled request is a row in the RunStore (monitoring), whatever its outcome."""
+        report.cache, report.usage = cache, usage  # type: ignore[assignment]
+        plan, run, req = report.plan, report.run, report.request
+        text = req.text
+        if plan is not None:
+            _, text, _ = split_secrets(plan, self.knowledge.tools, req.text)
+        status = run.status if run else ("error" if report.error else plan.status if plan else "error")
+        u = usage or LLMUsage()
+        try:
+            self.store.record_request(RequestRecord(
+                trace_id=report.trace_id, user=req.user, surface=req.surface, channel=req.channel, text=text,
+                status=status, rule=plan.rule if plan else None, tool=plan.tool if plan else None,
+                environment=plan.environment if plan else None, planner=plan.planner if plan else None,
+                fallback=plan.fallback if plan else None, cache=cache, llm_calls=u.calls,
+                prompt_tokens=u.prompt_tokens, completion_tokens=u.completion_tokens, cost_usd=u.cost_usd,
+                latency_ms=report.latency_ms, error_code=report.error.code if report.error else None,
+                run_id=run.run_id if run else None))
+        except Exception:  # noqa: BLE001 - monitoring must never fail a request
+            log.exception("trace %s: request not recorded", report.trace_id)
+        return report
 
     async def execute(self, request: Request, plan: Plan, *, confirmed: bool = False,
                       progress: Progress | None = None, trace_id: str | None = None,

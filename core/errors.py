@@ -126,6 +126,16 @@ class LimitError(DatasmithError):
     code = "DS-400"
 
 
+class LLMError(DatasmithError):
+    """The LLM provider failed (unreachable, 5xx, timeout, 429 after retries, refused the key)."""
+
+    code = "DS-503"
+
+    def __init__(self, message: str, *, retryable: bool = False, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.retryable = retryable
+
+
 class InternalError(DatasmithError):
     """A bug in datasmith: reported with its trace_id, never as a stack trace to users."""
 
@@ -140,3 +150,7 @@ RUN_NOT_FOUND = "DS-104"
 NO_MATCH = "DS-202"
 NEEDS_INPUT = "DS-203"
 FORBIDDEN = "DS-204"
+LLM_PLAN_INVALID = "DS-205"  # the LLM's plan broke the schema or the knowledge twice: rule planner answered
+RATE_LIMITED = "DS-401"  # our leaky bucket: the wait would pass the bound
+LLM_RATE_LIMITED = "DS-402"  # the provider said 429 after our retries
+LLM_UNAVAILABLE = "DS-503"  # the provider failed (5xx, timeout, connection): rule planner answered

@@ -315,6 +315,8 @@ class Plan(BaseModel):
     planner: str = "rules"
     known: dict[str, Any] = Field(default_factory=dict)  # request values, kept for a follow-up turn
     notes: list[str] = Field(default_factory=list)
+    fallback: str | None = None  # why the LLM planner did not answer (code: reason), when it was asked
+    confident: bool = Field(default=False, exclude=True)  # rule planner: matched by trigger/state/example
 
     def step(self, step_id: StepId) -> PlanStep | None:
         return next((s for s in self.steps if s.step_id == step_id), None)
@@ -376,6 +378,8 @@ class Request(BaseModel):
     environment: str | None = None
     previous: Plan | None = None  # a pending needs_input plan this message answers
     scope: Scope | None = None
+    planner: Literal["auto", "rules", "llm"] | None = None  # None = the configured planner
+    bypass_cache: bool = False
 
 
 class RunRecord(BaseModel):
@@ -397,6 +401,24 @@ class RunRecord(BaseModel):
         return (self.updated_at - self.created_at).total_seconds() * 1000
 
 
+class LLMUsage(BaseModel):
+    """LLM calls a request made, as the provider reported them."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = None
+    waited_s: float = 0.0  # time queued in the leaky bucket
+
+    def add(self, other: LLMUsage) -> None:
+        self.calls += other.calls
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        self.waited_s += other.waited_s
+        if other.cost_usd is not None:
+            self.cost_usd = (self.cost_usd or 0.0) + other.cost_usd
+
+
 class RunReport(BaseModel):
     """What the facade answers to every surface."""
 
@@ -406,6 +428,8 @@ class RunReport(BaseModel):
     error: ErrorInfo | None = None
     trace_id: str
     latency_ms: float = 0.0
+    cache: Literal["hit", "miss", "bypass"] | None = None
+    usage: LLMUsage | None = None
 
     def spec_json(self, *, with_run: bool) -> dict[str, Any]:
         # The spec's status is planned | needs_input | no_match: an input error is a no_match whose
@@ -418,6 +442,8 @@ class RunReport(BaseModel):
         if self.error:
             data["error"] = self.error.model_dump(mode="json")
         data["trace_id"] = self.trace_id
+        if self.usage is not None and self.usage.calls:
+            data["usage"] = self.usage.model_dump(mode="json")
         return data
 
 

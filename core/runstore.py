@@ -17,7 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from core.errors import RUN_NOT_FOUND, InputError
 from core.models import ErrorInfo, Plan, Request, RunRecord, StepId, StepRun, utcnow
@@ -39,6 +39,12 @@ CREATE TABLE IF NOT EXISTS events (
   id INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL, at TEXT NOT NULL, kind TEXT NOT NULL,
   step_id TEXT, data_json TEXT);
 CREATE INDEX IF NOT EXISTS events_run ON events(run_id);
+CREATE TABLE IF NOT EXISTS requests (
+  trace_id TEXT PRIMARY KEY, at TEXT NOT NULL, user TEXT, surface TEXT, channel TEXT, text TEXT NOT NULL,
+  status TEXT NOT NULL, rule TEXT, tool TEXT, environment TEXT, planner TEXT, fallback TEXT, cache TEXT,
+  llm_calls INTEGER NOT NULL DEFAULT 0, prompt_tokens INTEGER NOT NULL DEFAULT 0,
+  completion_tokens INTEGER NOT NULL DEFAULT 0, cost_usd REAL, latency_ms REAL, error_code TEXT, run_id TEXT);
+CREATE INDEX IF NOT EXISTS requests_at ON requests(at);
 CREATE TABLE IF NOT EXISTS vars (run_id TEXT NOT NULL, step_id TEXT NOT NULL, value_json TEXT NOT NULL,
   PRIMARY KEY (run_id, step_id));
 """
@@ -61,6 +67,31 @@ def _owner_alive(owner: str | None) -> bool:
     except PermissionError:
         return True
     return True
+
+
+class RequestRecord(BaseModel):
+    """One handled request, whatever its outcome (monitoring: rates, cache, LLM use, what is missing)."""
+
+    trace_id: str
+    at: datetime = Field(default_factory=utcnow)
+    user: str | None = None
+    surface: str | None = None
+    channel: str | None = None
+    text: str  # PII arguments already redacted
+    status: str  # planned / needs_input / no_match / error / a run status
+    rule: str | None = None
+    tool: str | None = None
+    environment: str | None = None
+    planner: str | None = None
+    fallback: str | None = None
+    cache: str | None = None  # hit / miss / bypass
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = None
+    latency_ms: float | None = None
+    error_code: str | None = None
+    run_id: str | None = None
 
 
 class RunSummary(BaseModel):
@@ -229,6 +260,20 @@ class RunStore:
                 [*args, limit, offset],
             ).fetchall()
         return [RunSummary.model_validate(dict(r)) for r in rows]
+
+    def record_request(self, rec: RequestRecord) -> None:
+        cols = list(RequestRecord.model_fields)
+        row = rec.model_dump()
+        row["at"] = rec.at.isoformat()
+        self._write(f"INSERT OR REPLACE INTO requests ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
+                    [row[c] for c in cols])
+
+    def requests(self, *, limit: int = 100, since: datetime | None = None) -> list[RequestRecord]:
+        where, args = ("WHERE at >= ?", [since.isoformat()]) if since else ("", [])
+        with self._lock:
+            rows = self._db.execute(f"SELECT * FROM requests {where} ORDER BY at DESC LIMIT ?",  # noqa: S608
+                                    [*args, limit]).fetchall()
+        return [RequestRecord.model_validate(dict(r)) for r in rows]
 
     def recover(self) -> list[str]:
         """Mark runs a dead process left in flight as `interrupted`; return their ids. Runs driven by

@@ -4,13 +4,24 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator
-from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    NoDecode,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 BUNDLED_KNOWLEDGE = REPO_ROOT / "knowledge"
+
+
+def settings_file() -> Path:
+    """`DATASMITH_SETTINGS_FILE`, else `~/.datasmith/settings.toml` (read if it exists)."""
+    return Path(os.environ.get("DATASMITH_SETTINGS_FILE") or Path.home() / ".datasmith" / "settings.toml")
 
 
 class Settings(BaseSettings):
@@ -30,8 +41,42 @@ class Settings(BaseSettings):
     backoff_base_s: float = 0.2
     backoff_max_s: float = 5.0
     default_timeout_s: float = 30.0
+    # Planning: `rules` (offline), `llm`, or `auto` (rules when sure, else the LLM if one is configured).
+    planner: Literal["auto", "rules", "llm"] = "auto"
+    llm_model: str | None = None  # a litellm model name, e.g. openai/gpt-4o-mini, dashscope/qwen-plus, ollama/qwen2.5
+    llm_api_base: str | None = None
+    llm_api_key: SecretStr | None = None
+    llm_timeout_s: float = 30.0
+    llm_max_attempts: int = 2  # a 429/5xx/timeout is retried once through the limiter, then the rule planner answers
+    # Leaky bucket in front of every LLM call: capacity = peak x 1.2, leak = provider limit per minute / 60 x 0.8.
+    llm_peak_concurrency: int = 10
+    llm_requests_per_minute: float = 60.0
+    llm_max_wait_s: float = 10.0  # a call that would queue longer fails fast with DS-401
+    # Plan cache (diskcache under home/cache).
+    cache_ttl_s: float = 1800.0
+    cache_failure_ttl_s: float = 120.0
     # Process environment for ${NAME} expansion in packs (a snapshot, so modules never read os.environ).
     environ: dict[str, str] = Field(default_factory=lambda: dict(os.environ), exclude=True)
+
+    @classmethod
+    def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
+                                   env_settings: PydanticBaseSettingsSource, dotenv_settings: PydanticBaseSettingsSource,
+                                   file_secret_settings: PydanticBaseSettingsSource,
+                                   ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # Flags > environment > the settings file (TOML, same keys without the prefix: llm_model = "...").
+        return init_settings, env_settings, TomlConfigSettingsSource(settings_cls, settings_file())
+
+    @property
+    def llm_rate_per_s(self) -> float:
+        return self.llm_requests_per_minute / 60 * 0.8
+
+    @property
+    def llm_capacity(self) -> float:
+        return max(1.0, self.llm_peak_concurrency * 1.2)
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.home / "cache"
 
     @field_validator("knowledge", mode="before")
     @classmethod

@@ -63,6 +63,15 @@ class RulePlanner:
         choice, tool_choice = self.choose(self._without_environment(text), hits, prev)
         if choice is None:
             return Plan(status="no_match", question=no_match_question(self.kn, self.voc, text, hits))
+        plan = self._plan_choice(choice, tool_choice, text, request, prev)
+        # Sure = matched by the knowledge's own words (trigger, state, a near-verbatim example, the
+        # thread's open question) with nothing missing: `planner=auto` asks no LLM then.
+        strong = choice.evidence in ("trigger", "state", "conversation") or choice.sim >= NEAR_EXAMPLE
+        plan.confident = plan.status == "planned" and strong
+        return plan
+
+    def _plan_choice(self, choice: Choice, tool_choice: Choice | None, text: str, request: Request,
+                     prev: Plan | None) -> Plan:
         pack = self.kn.pack_of(choice.name)
         env = self._environment(text, request, pack)
         values = _Values(prior=dict(prev.known) if prev else {})

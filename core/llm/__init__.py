@@ -1,0 +1,1 @@
+"""Everything that talks to an LLM: templates, the leaky bucket, the litellm client."""

@@ -1,0 +1,100 @@
+"""One LLM call through litellm (any provider), behind the leaky bucket, with usage and cost.
+
+litellm is imported on first use: the offline path (rule planner) never pays its import time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from core.errors import LLM_RATE_LIMITED, LLM_UNAVAILABLE, LLMError
+from core.llm.limiter import LeakyBucket, OnWait
+from core.models import LLMUsage as Usage
+from core.settings import Settings
+
+log = logging.getLogger("datasmith.llm")
+
+
+@dataclass
+class Reply:
+    content: str
+    usage: Usage
+
+
+def _response_format(model: str, schema: dict[str, Any] | None) -> dict[str, Any]:
+    """A JSON schema where the provider enforces one, else plain JSON mode."""
+    import litellm
+    if schema is not None:
+        try:
+            if litellm.supports_response_schema(model=model):
+                return {"type": "json_schema", "json_schema": {"name": "plan", "schema": schema, "strict": False}}
+        except Exception:  # noqa: BLE001 - unknown model names: litellm cannot tell, JSON mode is safe
+            pass
+    return {"type": "json_object"}
+
+
+class LLMClient:
+    def __init__(self, settings: Settings, bucket: LeakyBucket, *, extra: dict[str, Any] | None = None) -> None:
+        if not settings.llm_model:
+            raise LLMError("no LLM configured: set DATASMITH_LLM_MODEL (a litellm model name)", code=LLM_UNAVAILABLE)
+        self.model = settings.llm_model
+        self.api_base = settings.llm_api_base
+        self.api_key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
+        self.timeout_s = settings.llm_timeout_s
+        self.max_attempts = max(1, settings.llm_max_attempts)
+        self.bucket = bucket
+        self.extra = extra or {}  # e.g. mock_response in unit tests
+
+    async def complete(self, messages: list[dict[str, str]], *, schema: dict[str, Any] | None = None,
+                       on_wait: OnWait | None = None) -> Reply:
+        last: LLMError | None = None
+        for attempt in range(1, self.max_attempts + 1):
+            ticket = await self.bucket.acquire(on_wait)
+            try:
+                return await self._once(messages, schema, ticket.waited_s)
+            except LLMError as exc:
+                last = exc
+                if not exc.retryable or attempt == self.max_attempts:
+                    break
+                log.info("LLM attempt %d failed (%s); retrying", attempt, exc)
+                await asyncio.sleep(min(2.0, 0.25 * 2 ** (attempt - 1)))
+        assert last is not None
+        raise last
+
+    async def _once(self, messages: list[dict[str, str]], schema: dict[str, Any] | None, waited_s: float) -> Reply:
+        import litellm
+        kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "timeout": self.timeout_s,
+                                  "temperature": 0, "num_retries": 0,
+                                  "response_format": _response_format(self.model, schema), **self.extra}
+        if self.api_base:
+            kwargs["api_base"] = self.api_base
+        if self.api_key:
+            kwargs["api_key"] = self.api_key
+        try:
+            response = await litellm.acompletion(**kwargs)
+        except litellm.RateLimitError as exc:
+            raise LLMError(f"the LLM provider is rate limiting ({_brief(exc)})", code=LLM_RATE_LIMITED,
+                           message_zh="LLM 服务限流", retryable=True) from exc
+        except (litellm.Timeout, litellm.APIConnectionError, litellm.InternalServerError,
+                litellm.ServiceUnavailableError) as exc:
+            raise LLMError(f"the LLM provider failed ({_brief(exc)})", code=LLM_UNAVAILABLE,
+                           message_zh="LLM 服务不可用", retryable=True) from exc
+        except Exception as exc:  # noqa: BLE001 - auth, bad request, unknown model: not worth a retry
+            raise LLMError(f"the LLM call was refused ({_brief(exc)})", code=LLM_UNAVAILABLE,
+                           message_zh="LLM 调用被拒绝") from exc
+        content = response.choices[0].message.content or ""
+        usage = getattr(response, "usage", None)
+        try:
+            cost = float(litellm.completion_cost(completion_response=response))
+        except Exception:  # noqa: BLE001 - models without a price (local servers) have no cost
+            cost = None
+        return Reply(content, Usage(calls=1, prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+                                    completion_tokens=getattr(usage, "completion_tokens", 0) or 0, cost_usd=cost,
+                                    waited_s=waited_s))
+
+
+def _brief(exc: Exception) -> str:
+    return f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}" if str(exc) else type(exc).__name__

@@ -1,0 +1,195 @@
+"""The LLM planner: request + retrieved knowledge in, a checked `Plan` out.
+
+The model's answer must be JSON valid against `LLM_PLAN_SCHEMA` and consistent with the
+knowledge (tools, rule, environment, dependencies, argument contracts). One repair round gets
+the problems back; a second bad answer, or an LLM that cannot be reached, hands the request to
+the rule planner, and the plan says so (`fallback`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from core.contracts import check_plan
+from core.dag import ancestors
+from core.errors import LLM_PLAN_INVALID, ContractError, DatasmithError
+from core.knowledge import Knowledge
+from core.llm.client import LLMClient, Usage
+from core.llm.limiter import OnWait
+from core.llm.prompts import plan_messages, repair_message
+from core.models import Plan, PlanStep, Request, RetrievalHit, StepRef
+from core.planning.rule_planner import RulePlanner
+
+REF = {"type": "object", "required": ["from_step", "path"], "additionalProperties": False,
+       "properties": {"from_step": {"type": "integer"}, "path": {"type": "string", "minLength": 1}}}
+LLM_PLAN_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["status", "steps", "missing", "question"],
+    "additionalProperties": False,
+    "properties": {
+        "status": {"enum": ["planned", "needs_input", "no_match"]},
+        "rule": {"type": ["string", "null"]},
+        "tool": {"type": ["string", "null"]},
+        "environment": {"type": ["string", "null"]},
+        "steps": {"type": "array", "items": {
+            "type": "object", "required": ["step_id", "tool_name"], "additionalProperties": False,
+            "properties": {"step_id": {"type": "integer", "minimum": 1}, "tool_name": {"type": "string"},
+                           "dependencies": {"type": "array", "items": {"type": "integer"}},
+                           "arguments": {"type": "object"}}}},
+        "missing": {"type": "array", "items": {"type": "string"}},
+        "question": {"type": ["string", "null"]},
+    },
+}
+_VALIDATOR = Draft202012Validator(LLM_PLAN_SCHEMA)
+FENCE = re.compile(r"^\s*```(?:json)?\s*|\s*```\s*$")
+
+
+class LLMPlanner:
+    name = "llm"
+
+    def __init__(self, knowledge: Knowledge, client: LLMClient, fallback: RulePlanner) -> None:
+        self.kn = knowledge
+        self.client = client
+        self.fallback = fallback
+
+    async def plan(self, request: Request, hits: Sequence[RetrievalHit] | None = None, *,
+                   on_wait: OnWait | None = None) -> tuple[Plan, Usage]:
+        usage = Usage()
+        messages = plan_messages(request, self.kn, hits)
+        try:
+            for attempt in (1, 2):
+                reply = await self.client.complete(messages, schema=LLM_PLAN_SCHEMA, on_wait=on_wait)
+                usage.add(reply.usage)
+                plan, problems = parse_plan(reply.content, self.kn, request)
+                if plan is not None:
+                    return plan, usage
+                if attempt == 1:
+                    messages = [*messages, {"role": "assistant", "content": reply.content}, repair_message(problems)]
+            return self._fallback(request, hits, f"{LLM_PLAN_INVALID}: the LLM's plan was invalid twice "
+                                                 f"({'; '.join(problems[:3])})"), usage
+        except DatasmithError as exc:  # unreachable, rate limited, refused
+            return self._fallback(request, hits, f"{exc.code}: {exc.message}"), usage
+
+    def _fallback(self, request: Request, hits: Sequence[RetrievalHit] | None, reason: str) -> Plan:
+        plan = self.fallback.plan(request, hits)
+        plan.fallback = reason
+        plan.notes.append(f"LLM planner not used: {reason}; the rule planner answered")
+        return plan
+
+
+def parse_plan(content: str, kn: Knowledge, request: Request) -> tuple[Plan | None, list[str]]:
+    """The model's text as a Plan, or the list of what is wrong with it (for the repair round)."""
+    try:
+        data = json.loads(FENCE.sub("", content))
+    except json.JSONDecodeError as exc:
+        return None, [f"not JSON: {exc.msg} at character {exc.pos}"]
+    problems = [f"{'/'.join(str(p) for p in e.absolute_path) or '(top)'}: {e.message}"
+                for e in sorted(_VALIDATOR.iter_errors(data), key=lambda e: list(e.absolute_path))]
+    if problems:
+        return None, problems[:10]
+    plan, problems = _build(data, kn, request)
+    return (plan, []) if not problems else (None, problems)
+
+
+def _build(data: dict[str, Any], kn: Knowledge, request: Request) -> tuple[Plan, list[str]]:
+    problems: list[str] = []
+    status = data["status"]
+    steps: list[PlanStep] = []
+    for raw in data["steps"]:
+        args = {k: StepRef(from_step=v["from_step"], path=v["path"])
+                if isinstance(v, dict) and set(v) == {"from_step", "path"} else v
+                for k, v in (raw.get("arguments") or {}).items()}
+        steps.append(PlanStep(step_id=raw["step_id"], tool_name=raw["tool_name"],
+                              dependencies=raw.get("dependencies") or [], arguments=args,
+                              sources={k: "step_output" if isinstance(v, StepRef) else "request" for k, v in args.items()}))
+    rule, tool = data.get("rule"), data.get("tool")
+    if rule and rule not in kn.rules:
+        problems.append(f"rule {rule!r} does not exist")
+    if tool and tool not in kn.tools:
+        problems.append(f"tool {tool!r} does not exist")
+    problems += _check_steps(steps, kn)
+    if status == "planned" and not steps:
+        problems.append("status is planned but there are no steps")
+    if status == "needs_input" and not data["missing"]:
+        problems.append("status is needs_input but `missing` is empty")
+    if status != "planned" and not data["question"]:
+        problems.append(f"status {status} needs a question for the user")
+    packs = {kn.pack_of(s.tool_name) for s in steps if s.tool_name in kn.tools} | {kn.pack_of(n) for n in (rule, tool) if n}
+    packs.discard("")
+    if len(packs) > 1:
+        problems.append(f"steps mix packs {sorted(packs)}; a plan stays within one pack")
+    pack = next(iter(packs), None)
+    env = _environment(data.get("environment"), request, kn, pack, problems)
+    if problems:
+        return Plan(status="no_match"), problems
+    if len(steps) == 1 and not rule and not tool:
+        tool = steps[0].tool_name
+    plan = Plan(status=status, rule=rule, tool=tool if not rule else None, environment=env, steps=steps,
+                missing=data["missing"], question=data["question"], pack=pack, planner="llm")
+    if pack:
+        _fill_defaults(plan, kn, pack)
+    plan.known = {**(request.previous.known if request.previous else {}),
+                  **{k: v for s in steps for k, v in s.arguments.items() if not isinstance(v, StepRef)}}
+    if status == "planned":
+        try:
+            check_plan(kn.tools, plan)
+        except ContractError as exc:
+            return plan, [exc.message]
+    return plan, []
+
+
+def _check_steps(steps: list[PlanStep], kn: Knowledge) -> list[str]:
+    problems: list[str] = []
+    ids = [s.step_id for s in steps]
+    if len(set(ids)) != len(ids):
+        problems.append(f"step ids repeat: {ids}")
+    deps = {s.step_id: s.dependencies for s in steps}
+    for s in steps:
+        if s.tool_name not in kn.tools:
+            problems.append(f"step {s.step_id}: tool {s.tool_name!r} does not exist")
+        for d in s.dependencies:
+            if d not in deps:
+                problems.append(f"step {s.step_id}: dependency {d} is not a step")
+        if s.step_id in ancestors(deps, s.step_id):
+            problems.append(f"step {s.step_id} depends on itself (a cycle)")
+            continue
+        for name, v in s.arguments.items():
+            if isinstance(v, StepRef) and v.from_step not in ancestors(deps, s.step_id):
+                problems.append(f"step {s.step_id}: argument {name} reads step {v.from_step}, "
+                                "which is not among its dependencies")
+    return problems
+
+
+def _environment(named: str | None, request: Request, kn: Knowledge, pack: str | None,
+                 problems: list[str]) -> str | None:
+    if pack is None:
+        return request.environment or named
+    envs = kn.packs[pack].environments
+    if request.environment:  # the caller's choice wins over the model's
+        return request.environment
+    if named is None:
+        return kn.default_environment(pack)
+    for name, spec in envs.items():
+        if named == name or named in spec.aliases:
+            return name
+    problems.append(f"environment {named!r} is not one of {list(envs)}")
+    return None
+
+
+def _fill_defaults(plan: Plan, kn: Knowledge, pack: str) -> None:
+    """Values the model left out: defaults.yaml for the environment, then the tool's default."""
+    table = kn.defaults_for(pack, plan.environment)
+    for step in plan.steps:
+        tool = kn.tools.get(step.tool_name)
+        for p in tool.parameters if tool else []:
+            if p.name in step.arguments:
+                continue
+            if p.name in table:
+                step.arguments[p.name], step.sources[p.name] = table[p.name], "defaults"
+            elif p.default is not None:
+                step.arguments[p.name], step.sources[p.name] = p.default, "tool_default"
