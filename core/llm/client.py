@@ -10,6 +10,8 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import SecretStr
+
 from core.errors import LLM_RATE_LIMITED, LLM_UNAVAILABLE, LLMError
 from core.llm.limiter import LeakyBucket, OnWait
 from core.models import LLMUsage as Usage
@@ -42,7 +44,8 @@ class LLMClient:
             raise LLMError("no LLM configured: set DATASMITH_LLM_MODEL (a litellm model name)", code=LLM_UNAVAILABLE)
         self.model = settings.llm_model
         self.api_base = settings.llm_api_base
-        self.api_key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
+        key = settings.llm_api_key
+        self.api_key = key.get_secret_value() if isinstance(key, SecretStr) else key
         self.timeout_s = settings.llm_timeout_s
         self.max_attempts = max(1, settings.llm_max_attempts)
         self.bucket = bucket

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -31,7 +32,21 @@ class LeakyBucket:
         self.rate_per_s = rate_per_s
         self.max_wait_s = max_wait_s
         self._limiter = AsyncLimiter(max_rate=capacity, time_period=capacity / rate_per_s)
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._waiting = 0
+        self.granted: deque[float] = deque(maxlen=10_000)  # monotonic grant times: the measured rate
+
+    def _bucket(self) -> AsyncLimiter:
+        """aiolimiter binds to one event loop; a caller on another loop (the CLI runs one per
+        request) gets a fresh limiter that carries the level over, so the rate still holds."""
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop:
+            if self._loop is not None:
+                old = self._limiter
+                self._limiter = AsyncLimiter(max_rate=self.capacity, time_period=self.capacity / self.rate_per_s)
+                self._limiter._level, self._limiter._last_check = old._level, old._last_check  # noqa: SLF001
+            self._loop = loop
+        return self._limiter
 
     def expected_wait(self, position: int) -> float:
         """Seconds until the `position`-th waiter (1-based) gets a drop, from the bucket's level now."""
@@ -42,8 +57,10 @@ class LeakyBucket:
         return max(0.0, overflow / self.rate_per_s)
 
     async def acquire(self, on_wait: OnWait | None = None) -> Ticket:
-        if self._waiting == 0 and self._limiter.has_capacity():
-            await self._limiter.acquire()
+        limiter = self._bucket()
+        if self._waiting == 0 and limiter.has_capacity():
+            await limiter.acquire()
+            self.granted.append(time.monotonic())
             return Ticket(0, 0.0)
         position = self._waiting + 1
         wait = self.expected_wait(position)
@@ -59,10 +76,11 @@ class LeakyBucket:
         start = time.monotonic()
         try:
             async with asyncio.timeout(self.max_wait_s + 1):
-                await self._limiter.acquire()
+                await limiter.acquire()
         except TimeoutError as exc:
             raise LimitError(f"the LLM rate limit queue did not move within {self.max_wait_s:.0f} s",
                              message_zh="LLM 限流队列长时间未前进,请稍后再试", code=RATE_LIMITED) from exc
         finally:
             self._waiting -= 1
+        self.granted.append(time.monotonic())
         return Ticket(position, time.monotonic() - start)
