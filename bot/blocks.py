@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.errors import describe
 from core.models import ErrorInfo, Plan, RunRecord, RunReport, StepRun, run_json
 from core.render import key_fields
 
@@ -165,9 +166,12 @@ def step_blocks(run: RunRecord, *, fields: bool = True) -> tuple[list[dict[str, 
 
 
 def error_text(error: ErrorInfo, lang: str, trace_id: str | None) -> str:
+    """Code, title and what to do from the catalogue; the specific message; the trace id."""
+    title, hint = describe(error.code, lang)
     message = (error.message_zh if lang == "zh" and error.message_zh else error.message)
     trace = trace_id or error.trace_id
-    return f"*{error.code}* {esc(message)}" + (f"\n`trace {trace}`" if trace else "")
+    return (f"*{error.code} {esc(title)}*: {esc(message)}\n_{esc(hint)}_"
+            + (f"\n`trace {trace}`" if trace else ""))
 
 
 # ---------------------------------------------------------------------- messages

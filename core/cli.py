@@ -20,6 +20,7 @@ from core.assistant import Assistant
 from core.errors import DatasmithError, InputError
 from core.evaluation import evaluate, load_cases
 from core.models import Request, RunRecord, StepRun
+from core.output_contract import checked
 from core.settings import Settings
 
 
@@ -39,6 +40,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--env", help="environment (default: named in the request, else the pack default)")
         p.add_argument("--json", action="store_true", help="print the spec's JSON object")
         p.add_argument("--user", help="who asks (checked against allowed_users)")
+        p.add_argument("--planner", choices=["auto", "rules", "llm"],
+                       help="auto (default: rules when sure, else the LLM if configured), rules, llm")
+        p.add_argument("--no-cache", action="store_true", help="plan afresh, bypassing the plan cache")
         p.add_argument("request", help="the request, or - to read one request per line from stdin")
         if name == "ask":
             p.add_argument("--yes", action="store_true", help="confirm writes in a `confirm: true` environment")
@@ -95,11 +99,12 @@ def cmd_plan_or_ask(args: argparse.Namespace, assistant: Assistant) -> None:
     progress = None if args.json else _stderr_progress
 
     async def one(text: str) -> None:
-        request = Request(text=text, environment=args.env, user=args.user, surface="cli")
+        request = Request(text=text, environment=args.env, user=args.user, surface="cli", planner=args.planner,
+                          bypass_cache=args.no_cache)
         report = await assistant.handle(request, execute=execute, confirmed=getattr(args, "yes", False),
                                         progress=progress)
         if args.json:
-            _emit(report.spec_json(with_run=execute))
+            _emit(checked(report.spec_json(with_run=execute)))
         else:
             print(render.report_text(report))
 
@@ -164,7 +169,7 @@ def cmd_runs(args: argparse.Namespace, assistant: Assistant) -> None:
         if report.error and report.run is None:
             raise InputError(report.error.message, code=report.error.code)
         if args.json:
-            _emit(report.spec_json(with_run=True))
+            _emit(checked(report.spec_json(with_run=True)))
         else:
             print(render.report_text(report))
 

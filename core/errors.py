@@ -154,3 +154,73 @@ LLM_PLAN_INVALID = "DS-205"  # the LLM's plan broke the schema or the knowledge 
 RATE_LIMITED = "DS-401"  # our leaky bucket: the wait would pass the bound
 LLM_RATE_LIMITED = "DS-402"  # the provider said 429 after our retries
 LLM_UNAVAILABLE = "DS-503"  # the provider failed (5xx, timeout, connection): rule planner answered
+STEP_LEFT_UNRUN = "DS-305"
+ABORTED = "DS-306"
+
+
+class Entry:
+    """One catalogue line: what the code means and what to do, in English and Chinese."""
+
+    __slots__ = ("code", "en", "zh", "hint_en", "hint_zh")
+
+    def __init__(self, code: str, en: str, zh: str, hint_en: str, hint_zh: str) -> None:
+        self.code, self.en, self.zh, self.hint_en, self.hint_zh = code, en, zh, hint_en, hint_zh
+
+    def title(self, lang: str) -> str:
+        return self.zh if lang == "zh" else self.en
+
+    def hint(self, lang: str) -> str:
+        return self.hint_zh if lang == "zh" else self.hint_en
+
+
+# The catalogue every surface renders from (the CLI, the bot, the console, `ask --json` readers).
+CATALOGUE: dict[str, Entry] = {e.code: e for e in [
+    Entry("DS-100", "the request cannot be used", "请求无法使用", "rephrase the request", "请换个说法"),
+    Entry("DS-101", "empty request", "请求为空", "say what data you need, e.g. an order in a given state",
+          "说明需要什么数据,例如某个状态的订单"),
+    Entry("DS-102", "request too long", "请求过长", "shorten it to one sentence", "精简成一句话"),
+    Entry("DS-103", "unknown environment", "未知环境", "name one of the pack's environments",
+          "请使用知识包里定义的环境"),
+    Entry("DS-104", "run not found", "找不到运行", "check the run id (`runs list`)", "核对运行 id(runs list)"),
+    Entry("DS-105", "the run does not allow this now", "运行当前状态不允许该操作",
+          "only paused or interrupted runs can be resumed", "只有暂停或中断的运行可以恢复"),
+    Entry("DS-200", "knowledge problem", "知识库问题", "ask a maintainer to check the pack", "请维护者检查知识包"),
+    Entry("DS-201", "a pack breaks the format", "知识包格式错误",
+          "fix the file, rule/tool and step the message names", "按报错中的文件、规则/工具和步骤修正"),
+    Entry("DS-202", "nothing in the knowledge fits", "知识库中没有匹配项",
+          "rephrase, or ask a maintainer to add a tool or rule", "换个说法,或请维护者补充工具或规则"),
+    Entry("DS-203", "more input needed", "需要补充信息", "answer the question", "请回答提问"),
+    Entry("DS-204", "not allowed here", "无权限", "ask a maintainer for access, or use an allowed channel/environment",
+          "联系维护者开通权限,或换到允许的频道/环境"),
+    Entry("DS-205", "the LLM's plan was invalid", "LLM 给出的计划无效",
+          "the rule planner answered instead; rephrase in the knowledge's words if it is wrong",
+          "已由规则规划器回答;如不对请用知识库里的说法重试"),
+    Entry("DS-300", "a tool failed", "工具调用失败", "see the step's message", "查看该步骤的错误信息"),
+    Entry("DS-301", "a tool failed transiently", "工具暂时失败",
+          "retried automatically; at a breakpoint choose retry, skip or abort", "已自动重试;在断点处可选择重试、跳过或中止"),
+    Entry("DS-302", "a tool refused the call", "工具拒绝了调用",
+          "the data or state is not what the tool needs; check the arguments", "数据或状态不满足工具要求,请检查参数"),
+    Entry("DS-303", "a contract was broken", "契约校验失败",
+          "arguments or output do not match the tool's schema; a maintainer fixes the tool or pack",
+          "参数或返回不符合工具的 schema,请维护者修正"),
+    Entry("DS-304", "a tool binding cannot be resolved", "工具绑定无法解析",
+          "check base_url / module / MCP server for this environment", "检查该环境的 base_url、模块或 MCP 服务"),
+    Entry("DS-305", "steps were left unrun", "有步骤未执行", "an earlier step failed; fix it and ask again",
+          "前面的步骤失败了,修正后重试"),
+    Entry("DS-306", "aborted at a breakpoint", "在断点处被中止", "ask again when the system is back",
+          "系统恢复后重新发起"),
+    Entry("DS-400", "a limit was hit", "触达限制", "try again later", "稍后再试"),
+    Entry("DS-401", "rate limited (LLM queue)", "LLM 调用限流", "try again in a few seconds", "几秒后再试"),
+    Entry("DS-402", "the LLM provider is rate limiting", "LLM 服务限流",
+          "the rule planner answered; raise the provider quota if this persists", "已由规则规划器回答;持续出现请提高配额"),
+    Entry("DS-500", "internal error", "内部错误", "give the trace id to a maintainer", "把 trace id 发给维护者"),
+    Entry("DS-503", "the LLM is unavailable", "LLM 不可用",
+          "the rule planner answered; check DATASMITH_LLM_* settings and the provider",
+          "已由规则规划器回答;检查 DATASMITH_LLM_* 配置和服务"),
+]}
+
+
+def describe(code: str, lang: str = "en") -> tuple[str, str]:
+    """(title, what to do) for a code; an unknown code falls back to its family (DS-3xx → DS-300)."""
+    entry = CATALOGUE.get(code) or CATALOGUE.get(code[:4] + "00") or CATALOGUE["DS-500"]
+    return entry.title(lang), entry.hint(lang)

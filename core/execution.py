@@ -18,7 +18,14 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from core.contracts import check_arguments, check_output, redact, restore_secrets, split_secrets
-from core.errors import DatasmithError, InternalError, RunStateError, TransientToolError
+from core.errors import (
+    ABORTED,
+    STEP_LEFT_UNRUN,
+    DatasmithError,
+    InternalError,
+    RunStateError,
+    TransientToolError,
+)
 from core.expressions import condition_holds, search
 from core.knowledge import Knowledge
 from core.models import ErrorInfo, Plan, PlanStep, Request, RunRecord, StepId, StepRef, StepRun, utcnow
@@ -97,7 +104,7 @@ class Executor:
                 step.status, step.ended_at = "failed", utcnow()
                 self.store.update_step(run_id, step)
             run.status = "aborted"
-            run.error = ErrorInfo(code="DS-306", message=f"aborted by {by or 'a user'} at a breakpoint",
+            run.error = ErrorInfo(code=ABORTED, message=f"aborted by {by or 'a user'} at a breakpoint",
                                   message_zh="已在断点处被人工终止", trace_id=run.trace_id)
             self._finish(run)
             return run
@@ -192,7 +199,7 @@ class Executor:
             run.status = "succeeded"
         else:
             run.status = "failed"
-            run.error = ErrorInfo(code="DS-305", message="steps were left unrun", trace_id=run.trace_id)
+            run.error = ErrorInfo(code=STEP_LEFT_UNRUN, message="steps were left unrun", trace_id=run.trace_id)
 
     def _skip_reason(self, run: RunRecord, ps: PlanStep, state: dict[StepId, StepRun],
                      outputs: dict[StepId, Any]) -> str | None:

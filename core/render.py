@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from core.errors import describe
 from core.evaluation import EvalReport
 from core.models import Plan, RunRecord, RunReport, StepRef
 from core.runstore import RunSummary
@@ -25,6 +26,10 @@ def plan_text(plan: Plan) -> str:
     lines = [f"{head}: {what}  [env: {plan.environment or '-'}]" if what else head]
     if plan.target_state:
         lines.append(f"  target state: {plan.target_state}")
+    if plan.planner == "llm":
+        lines.append("  planned by the LLM")
+    if plan.fallback:
+        lines.append(f"  LLM not used: {plan.fallback}")
     for step in plan.steps:
         deps = f" after {', '.join(str(d) for d in step.dependencies)}" if step.dependencies else ""
         args = ", ".join(f"{k}={_value(v)}" for k, v in step.arguments.items())
@@ -67,7 +72,9 @@ def report_text(report: RunReport) -> str:
     if report.run:
         parts.append(run_text(report.run))
     if report.error and not (report.run and report.run.error):
-        parts.append(f"Error {report.error.code}: {report.error.message}  (trace {report.trace_id})")
+        title, hint = describe(report.error.code)
+        parts.append(f"Error {report.error.code} ({title}): {report.error.message}  (trace {report.trace_id})")
+        parts.append(f"  what to do: {hint}")
     return "\n".join(parts)
 
 

@@ -38,3 +38,17 @@ def test_an_invalid_literal_fails_the_gate_before_any_write(shop_assistant: Assi
     report = asyncio.run(shop_assistant.handle(Request(text="帮买家B2002买0件商品445566")))
     assert report.error is not None and report.error.code == "DS-303" and "quantity" in report.error.message
     assert report.run is None and shop_assistant.store.list() == []
+
+
+def test_every_error_code_in_the_code_is_in_the_catalogue_in_both_languages() -> None:
+    import re
+    from pathlib import Path
+
+    from core.errors import CATALOGUE, describe
+    root = Path(__file__).parents[2]
+    used = {m for d in ("core", "bot", "sandbox") for f in (root / d).rglob("*.py")
+            for m in re.findall(r"DS-\d{3}", f.read_text(encoding="utf-8"))}
+    assert used and used <= set(CATALOGUE), sorted(used - set(CATALOGUE))
+    for entry in CATALOGUE.values():
+        assert entry.en and entry.zh and entry.hint_en and entry.hint_zh and re.search(r"[\u4e00-\u9fff]", entry.zh)
+    assert describe("DS-399") == describe("DS-300")  # a new code in a family still renders

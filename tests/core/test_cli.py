@@ -112,3 +112,32 @@ def test_human_output_shows_each_steps_state(home: Path, sandbox: BackgroundServ
     assert out.returncode == 0, out.stderr
     states = [line.split("status=")[1].split(",")[0] for line in out.stdout.splitlines() if "status=" in line]
     assert states == ["created", "paid", "shipped"]
+
+
+def test_ask_json_keeps_the_published_output_contract(home: Path, sandbox: BackgroundServer) -> None:
+    from core.output_contract import problems
+    env = {"SHOP_SANDBOX_PORT": str(sandbox.port)}
+    stdin = "给商品123456生成一笔已支付的订单\n帮我造一笔退货退款的订单\n\n今天天气怎么样\n线上给商品123456下一单\n"
+    out = datasmith("ask", "--knowledge", str(SHOP), "--json", "-", home=home, stdin=stdin, env=env)
+    assert out.returncode == 0, out.stderr
+    lines = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [d["status"] for d in lines] == ["planned", "needs_input", "no_match", "no_match", "planned"]
+    assert lines[0]["run"]["status"] == "succeeded" and lines[4]["run"] is None  # online waits for --yes
+    for d in lines:
+        assert problems(d) == [], d
+
+
+def test_a_malformed_answer_is_replaced_by_a_valid_error_not_passed_on() -> None:
+    from core.output_contract import checked, problems
+    bad = {"status": "planned", "rule": None, "environment": "pre", "steps": [{"step_id": 1}], "missing": [],
+           "question": None, "trace_id": "t" * 32, "surprise": True}
+    out = checked(bad)
+    assert problems(out) == [] and out["error"]["code"] == "DS-500" and "surprise" in out["error"]["message"]
+    assert out["trace_id"] == "t" * 32 and out["steps"] == []
+
+
+def test_llm_planner_without_a_model_says_so_and_the_rule_planner_answers(home: Path) -> None:
+    out = datasmith("plan", "--knowledge", str(SHOP), "--json", "--planner", "llm", "给商品123456下一单", home=home,
+                    env={"DATASMITH_LLM_MODEL": ""})
+    data = json.loads(out.stdout)
+    assert data["status"] == "planned" and data["planner"] == "rules" and data["fallback"].startswith("DS-503")
