@@ -189,6 +189,12 @@ def progress(run: RunRecord, lang: str) -> Message:
     return Message(head, [section(head), *steps[:STEP_BLOCK_BUDGET]])
 
 
+def queued(position: int, wait_s: float, lang: str) -> str:
+    if lang == "zh":
+        return f"⏳ 排队等待 LLM:第 {position} 位,约 {wait_s:.0f} 秒"
+    return f"⏳ Queued for the LLM: position {position}, about {wait_s:.0f} s"
+
+
 def progress_status(run: RunRecord, lang: str) -> str:
     """The assistant panel's one-line status."""
     done = sum(1 for s in run.steps if s.status in ("succeeded", "skipped", "failed"))

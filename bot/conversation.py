@@ -151,13 +151,25 @@ class Conversation:
         access = self.config.access(msg.channel, is_dm=msg.is_dm)
         request = Request(text=text, user=msg.user, channel=msg.channel, thread=msg.reply_thread, surface="slack",
                           previous=pending[1] if pending else None, scope=access.scope())
+        notes: set[asyncio.Task[None]] = set()
+
+        def on_wait(position: int, wait_s: float) -> None:  # queued behind others for the LLM
+            text = blocks.queued(position, wait_s, lang)
+            show = (self.io.update(msg.channel, ts, blocks.Message(text, [blocks.section(text)])) if ts else
+                    self.io.status(msg.channel, msg.conversation, text))
+            task = asyncio.get_running_loop().create_task(show)
+            notes.add(task)
+            task.add_done_callback(notes.discard)
+
         try:
-            report = await self.assistant.handle(request, progress=progress)
+            report = await self.assistant.handle(request, progress=progress, on_wait=on_wait)
         except Exception as exc:  # noqa: BLE001 - a bug must still end the "working" message
             await progress.close()
             await self._show(msg.channel, ts, msg.reply_thread, internal_failure(exc, lang))
             return
         await progress.close()
+        if notes:
+            await asyncio.gather(*notes, return_exceptions=True)
         await self._answer(msg, ts, lang, request, report)
 
     async def _show(self, channel: str, ts: str | None, thread: str | None, message: blocks.Message) -> None:

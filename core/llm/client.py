@@ -1,6 +1,7 @@
 """One LLM call through litellm (any provider), behind the leaky bucket, with usage and cost.
 
-litellm is imported on first use: the offline path (rule planner) never pays its import time.
+This module imports litellm (seconds): `core.assistant` imports it only when an LLM is
+configured, at start-up, so neither the offline path nor a running event loop pays for it.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+import litellm
 from pydantic import SecretStr
 
 from core.errors import LLM_RATE_LIMITED, LLM_UNAVAILABLE, LLMError
@@ -28,7 +30,6 @@ class Reply:
 
 def _response_format(model: str, schema: dict[str, Any] | None) -> dict[str, Any]:
     """A JSON schema where the provider enforces one, else plain JSON mode."""
-    import litellm
     if schema is not None:
         try:
             if litellm.supports_response_schema(model=model):
@@ -68,7 +69,6 @@ class LLMClient:
         raise last
 
     async def _once(self, messages: list[dict[str, str]], schema: dict[str, Any] | None, waited_s: float) -> Reply:
-        import litellm
         kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "timeout": self.timeout_s,
                                   "temperature": 0, "num_retries": 0,
                                   "response_format": _response_format(self.model, schema), **self.extra}

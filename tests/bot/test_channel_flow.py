@@ -122,3 +122,25 @@ def test_a_bug_ends_the_working_message_with_ds500_and_a_trace_id(harness: Harne
     text = json.dumps(failed["blocks"], ensure_ascii=False)
     assert failed["ts"] == harness.slack.posted("C7")[0].result["ts"]  # the "working" message itself, ended
     assert "DS-500" in text and "trace" in text and "boom" not in text and "secret" not in text
+
+
+def test_llm_planning_from_slack_goes_through_the_core_limiter_and_shows_the_queue(start_bot, shop_knowledge) -> None:
+    from tests.fixtures.llm_stub import Answer, LLMStub
+    from tests.llm.conftest import answer_for
+    stub = LLMStub().start()
+    try:
+        answer = Answer(answer_for(shop_knowledge, "给商品123456下一单"))
+        stub.default = lambda body: answer
+        h = start_bot(planner="llm", llm_model="openai/stub", llm_api_base=stub.api_base, llm_api_key="sk-x",
+                      llm_peak_concurrency=0, llm_requests_per_minute=75)  # bucket of 1, one call a second
+        h.send.mention("buy item 123456", channel="CQ1")
+        h.send.mention("buy item 123456 please", channel="CQ2")
+        for channel in ("CQ1", "CQ2"):
+            final_update(h.slack, channel, "✅")
+        queued = [u for u in h.slack.of("chat.update") if "Queued for the LLM" in u["text"]]
+        assert len(queued) == 1 and "position 1" in queued[0]["text"]
+        grants = list(h.bot.core.llm.client.bucket.granted)
+        assert len(stub.seen) == len(grants) == 2 and grants[1] - grants[0] >= 0.95  # one drop a second
+        assert all(r.planner == "llm" and r.llm_calls == 1 for r in h.bot.core.store.requests(limit=2))
+    finally:
+        stub.stop()
