@@ -245,14 +245,25 @@ class RunStore:
         return [{"at": r["at"], "kind": r["kind"], "step_id": json.loads(r["step_id"]) if r["step_id"] else None,
                  "data": json.loads(r["data_json"]) if r["data_json"] else None} for r in rows]
 
-    def list(self, *, limit: int = 50, offset: int = 0, status: str | None = None,
-             user: str | None = None) -> list[RunSummary]:
+    @staticmethod
+    def _filters(status: str | None, user: str | None, surface: str | None, name: str | None,
+                 text: str | None) -> tuple[str, list[Any]]:
         clauses, args = [], []
-        for col, val in (("status", status), ("user", user)):
+        for col, val in (("status", status), ("user", user), ("surface", surface)):
             if val:
                 clauses.append(f"{col} = ?")
                 args.append(val)
-        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        if name:  # a rule or a single tool
+            clauses.append("(rule = ? OR tool = ?)")
+            args += [name, name]
+        if text:
+            clauses.append("request_text LIKE ? ESCAPE '\\'")
+            args.append("%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
+        return (f"WHERE {' AND '.join(clauses)}" if clauses else ""), args
+
+    def list(self, *, limit: int = 50, offset: int = 0, status: str | None = None, user: str | None = None,
+             surface: str | None = None, name: str | None = None, text: str | None = None) -> list[RunSummary]:
+        where, args = self._filters(status, user, surface, name, text)
         with self._lock:
             rows = self._db.execute(
                 f"SELECT run_id, trace_id, status, created_at, updated_at, user, surface, request_text, rule, tool,"
@@ -260,6 +271,19 @@ class RunStore:
                 [*args, limit, offset],
             ).fetchall()
         return [RunSummary.model_validate(dict(r)) for r in rows]
+
+    def count(self, *, status: str | None = None, user: str | None = None, surface: str | None = None,
+              name: str | None = None, text: str | None = None) -> int:
+        where, args = self._filters(status, user, surface, name, text)
+        with self._lock:
+            return int(self._db.execute(f"SELECT COUNT(*) FROM runs {where}", args).fetchone()[0])
+
+    def read(self, sql: str, args: list[Any] | tuple[Any, ...] = ()) -> list[sqlite3.Row]:
+        """A read-only query for reports (monitoring); writes go through the methods above."""
+        if not sql.lstrip().upper().startswith(("SELECT", "WITH")):
+            raise ValueError("RunStore.read runs SELECT queries only")
+        with self._lock:
+            return self._db.execute(sql, args).fetchall()
 
     def record_request(self, rec: RequestRecord) -> None:
         cols = list(RequestRecord.model_fields)
