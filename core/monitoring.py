@@ -5,10 +5,9 @@ Everything is aggregated in SQLite (indexes on time), so 100,000 rows stay well 
 
 from __future__ import annotations
 
-import statistics
 from datetime import datetime, timedelta
-from typing import Any
 
+import numpy as np
 from pydantic import BaseModel
 
 from core.models import utcnow
@@ -55,12 +54,24 @@ class Overview(BaseModel):
     unanswered: list[tuple[str, str, int]]  # (status, request text, times): what the knowledge is missing
 
 
-def _pct(values: list[float], p: int) -> float | None:
-    if not values:
-        return None
-    if len(values) == 1:
-        return values[0]
-    return statistics.quantiles(values, n=100, method="inclusive")[p - 1]
+
+def _percentiles(store: RunStore, width: int, iso: str) -> tuple[dict[str, tuple[float, float]], tuple[float, float]]:
+    """p50/p95 latency per bucket and overall (numpy over one column: fast on 100,000 rows)."""
+    rows = store.read("SELECT substr(at, 1, ?) AS b, latency_ms FROM requests WHERE at >= ? AND latency_ms IS NOT NULL"
+                      " ORDER BY at", (width, iso))  # the at index: bucket order without a sort
+    if not rows:
+        return {}, (float("nan"), float("nan"))
+    keys = [r[0] for r in rows]
+    values = np.fromiter((r[1] for r in rows), dtype=float, count=len(rows))
+    out: dict[str, tuple[float, float]] = {}
+    start = 0
+    for i in range(1, len(keys) + 1):
+        if i == len(keys) or keys[i] != keys[start]:
+            p50, p95 = np.percentile(values[start:i], [50, 95])
+            out[keys[start]] = (float(p50), float(p95))
+            start = i
+    p50, p95 = np.percentile(values, [50, 95])
+    return out, (float(p50), float(p95))
 
 
 def overview(store: RunStore, range_label: str = "last 24 hours", *, now: datetime | None = None) -> Overview:
@@ -68,18 +79,17 @@ def overview(store: RunStore, range_label: str = "last 24 hours", *, now: dateti
     since = (now or utcnow()) - span
     iso = since.isoformat()
     rows = store.read(
-        "SELECT substr(at, 1, ?) AS b, status, cache, llm_calls, prompt_tokens + completion_tokens AS tokens,"
-        " latency_ms FROM requests WHERE at >= ? ORDER BY at", (width, iso))
-    by: dict[str, list[Any]] = {}
-    for r in rows:
-        by.setdefault(r["b"], []).append(r)
-    buckets = [_bucket(b, rs) for b, rs in by.items()]
-    totals = store.read(
-        "SELECT COUNT(*) AS n, SUM(status = 'succeeded') AS ok, SUM(status IN ('failed','aborted','error')) AS bad,"
-        " SUM(cache = 'hit') AS hits, SUM(cache IN ('hit','miss')) AS lookups, SUM(llm_calls) AS calls,"
-        " SUM(prompt_tokens) AS pt, SUM(completion_tokens) AS ct, SUM(cost_usd) AS cost FROM requests WHERE at >= ?",
-        (iso,))[0]
-    latencies = sorted(r["latency_ms"] for r in rows if r["latency_ms"] is not None)
+        "SELECT substr(at, 1, ?) AS b, COUNT(*) AS n, SUM(status = 'succeeded') AS ok,"
+        " SUM(status IN ('failed', 'aborted', 'error')) AS bad, SUM(cache = 'hit') AS hits,"
+        " SUM(cache IN ('hit', 'miss')) AS lookups, SUM(llm_calls) AS calls, SUM(prompt_tokens) AS pt,"
+        " SUM(completion_tokens) AS ct, SUM(cost_usd) AS cost FROM requests WHERE at >= ? GROUP BY b ORDER BY b",
+        (width, iso))
+    pct, overall = _percentiles(store, width, iso)
+    buckets = [Bucket(at=r["b"], requests=r["n"], succeeded=r["ok"], failed=r["bad"],
+                      success_rate=r["ok"] / (r["ok"] + r["bad"]) if r["ok"] + r["bad"] else None,
+                      p50_ms=pct.get(r["b"], (None, None))[0], p95_ms=pct.get(r["b"], (None, None))[1],
+                      cache_hits=r["hits"], cache_lookups=r["lookups"], llm_calls=r["calls"] or 0,
+                      tokens=(r["pt"] or 0) + (r["ct"] or 0)) for r in rows]
     failing_rules = [(r["name"], r["n"]) for r in store.read(
         f"SELECT COALESCE(rule, tool, '-') AS name, COUNT(*) AS n FROM runs WHERE created_at >= ? AND status IN "
         f"{FAILED_RUN} GROUP BY name ORDER BY n DESC LIMIT 10", (iso,))]
@@ -89,21 +99,13 @@ def overview(store: RunStore, range_label: str = "last 24 hours", *, now: dateti
     unanswered = [(r["status"], r["text"], r["n"]) for r in store.read(
         "SELECT status, lower(trim(text)) AS text, COUNT(*) AS n FROM requests WHERE at >= ? AND status IN"
         " ('no_match', 'needs_input') GROUP BY status, lower(trim(text)) ORDER BY n DESC LIMIT 15", (iso,))]
-    ok, bad = totals["ok"] or 0, totals["bad"] or 0
+    ok, bad = sum(b.succeeded for b in buckets), sum(b.failed for b in buckets)
+    hits, lookups = sum(b.cache_hits for b in buckets), sum(b.cache_lookups for b in buckets)
+    costs = [r["cost"] for r in rows if r["cost"] is not None]
     return Overview(
-        since=since, requests=totals["n"] or 0, success_rate=ok / (ok + bad) if ok + bad else None,
-        p50_ms=_pct(latencies, 50), p95_ms=_pct(latencies, 95),
-        cache_hit_rate=(totals["hits"] or 0) / totals["lookups"] if totals["lookups"] else None,
-        llm_calls=totals["calls"] or 0, prompt_tokens=totals["pt"] or 0, completion_tokens=totals["ct"] or 0,
-        cost_usd=totals["cost"], buckets=buckets, failing_rules=failing_rules, failing_tools=failing_tools,
-        unanswered=unanswered)
-
-
-def _bucket(at: str, rows: list[Any]) -> Bucket:
-    ok = sum(r["status"] == "succeeded" for r in rows)
-    bad = sum(r["status"] in ("failed", "aborted", "error") for r in rows)
-    lat = sorted(r["latency_ms"] for r in rows if r["latency_ms"] is not None)
-    return Bucket(at=at, requests=len(rows), succeeded=ok, failed=bad, success_rate=ok / (ok + bad) if ok + bad else None,
-                  p50_ms=_pct(lat, 50), p95_ms=_pct(lat, 95), cache_hits=sum(r["cache"] == "hit" for r in rows),
-                  cache_lookups=sum(r["cache"] in ("hit", "miss") for r in rows),
-                  llm_calls=sum(r["llm_calls"] or 0 for r in rows), tokens=sum(r["tokens"] or 0 for r in rows))
+        since=since, requests=sum(b.requests for b in buckets), success_rate=ok / (ok + bad) if ok + bad else None,
+        p50_ms=overall[0] if pct else None, p95_ms=overall[1] if pct else None,
+        cache_hit_rate=hits / lookups if lookups else None, llm_calls=sum(b.llm_calls for b in buckets),
+        prompt_tokens=sum(r["pt"] or 0 for r in rows), completion_tokens=sum(r["ct"] or 0 for r in rows),
+        cost_usd=sum(costs) if costs else None, buckets=buckets, failing_rules=failing_rules,
+        failing_tools=failing_tools, unanswered=unanswered)

@@ -44,7 +44,10 @@ CREATE TABLE IF NOT EXISTS requests (
   status TEXT NOT NULL, rule TEXT, tool TEXT, environment TEXT, planner TEXT, fallback TEXT, cache TEXT,
   llm_calls INTEGER NOT NULL DEFAULT 0, prompt_tokens INTEGER NOT NULL DEFAULT 0,
   completion_tokens INTEGER NOT NULL DEFAULT 0, cost_usd REAL, latency_ms REAL, error_code TEXT, run_id TEXT);
-CREATE INDEX IF NOT EXISTS requests_at ON requests(at);
+-- covering: monitoring reads time buckets, outcomes, cache, latency and LLM use from the index alone
+CREATE INDEX IF NOT EXISTS requests_at_cover ON requests(
+  at, status, cache, latency_ms, llm_calls, prompt_tokens, completion_tokens, cost_usd);
+CREATE INDEX IF NOT EXISTS requests_status ON requests(status, at);
 CREATE TABLE IF NOT EXISTS vars (run_id TEXT NOT NULL, step_id TEXT NOT NULL, value_json TEXT NOT NULL,
   PRIMARY KEY (run_id, step_id));
 """

@@ -22,33 +22,41 @@ def pct(v: float | None) -> str:
     return "—" if v is None else f"{v:.0%}"
 
 
-m = st.columns(6)
+m = st.columns(7)
 m[0].metric("Requests", f"{ov.requests:,}")
 m[1].metric("Success rate", pct(ov.success_rate))
-m[2].metric("Latency p50 / p95", f"{ov.p50_ms or 0:.0f} / {ov.p95_ms or 0:.0f} ms")
-m[3].metric("Cache hit rate", pct(ov.cache_hit_rate))
-m[4].metric("LLM calls", f"{ov.llm_calls:,}")
-m[5].metric("Tokens", f"{ov.prompt_tokens + ov.completion_tokens:,}",
+m[2].metric("Latency p50", f"{ov.p50_ms or 0:,.0f} ms")
+m[3].metric("Latency p95", f"{ov.p95_ms or 0:,.0f} ms")
+m[4].metric("Cache hit rate", pct(ov.cache_hit_rate))
+m[5].metric("LLM calls", f"{ov.llm_calls:,}")
+m[6].metric("Tokens", f"{ov.prompt_tokens + ov.completion_tokens:,}",
             help=f"prompt {ov.prompt_tokens:,} · completion {ov.completion_tokens:,}"
                  + (f" · ${ov.cost_usd:.4f}" if ov.cost_usd else ""))
 
 df = pd.DataFrame([b.model_dump() for b in ov.buckets])
+df["time"] = pd.to_datetime(df["at"].map(lambda a: a + ":00" if len(a) == 13 else a))
 df["cache hit rate"] = df["cache_hits"] / df["cache_lookups"].where(df["cache_lookups"] > 0)
+
+
+def chart(columns: list[str], title: str, *, bars: bool = False, percent: bool = False) -> None:
+    """One time series chart (points too, so a single bucket still shows)."""
+    data = df.melt(id_vars=["time"], value_vars=columns, var_name="series", value_name="value").dropna()
+    base = alt.Chart(data, title=title)
+    mark = base.mark_bar() if bars else base.mark_line(point=True)
+    y = alt.Y("value:Q", title=None, axis=alt.Axis(format="%" if percent else ",.0f"))
+    st.altair_chart(mark.encode(x=alt.X("time:T", title=None), y=y, color=alt.Color("series:N", title=None)),
+                    width="stretch")
+
+
 left, right = st.columns(2)
 with left:
-    st.markdown("**Requests**")
-    st.bar_chart(df, x="at", y="requests")
-    st.markdown("**Latency (ms)**")
-    st.line_chart(df, x="at", y=["p50_ms", "p95_ms"])
-    st.markdown("**LLM calls and tokens**")
-    st.bar_chart(df, x="at", y="llm_calls")
+    chart(["requests"], "Requests", bars=True)
+    chart(["p50_ms", "p95_ms"], "Latency (ms)")
+    chart(["llm_calls"], "LLM calls", bars=True)
 with right:
-    st.markdown("**Success rate**")
-    st.line_chart(df, x="at", y="success_rate")
-    st.markdown("**Cache hit rate**")
-    st.line_chart(df, x="at", y="cache hit rate")
-    st.markdown("**Tokens**")
-    st.bar_chart(df, x="at", y="tokens")
+    chart(["success_rate"], "Success rate", percent=True)
+    chart(["cache hit rate"], "Cache hit rate", percent=True)
+    chart(["tokens"], "Tokens (prompt + completion)", bars=True)
 
 
 def ranked(rows: list[tuple[str, int]], what: str) -> None:
