@@ -94,8 +94,17 @@ def test_runs_page_filters_pages_and_shows_a_run(console, console_home: Path, sa
     steps = at.dataframe[1].value
     assert [t for t, s in zip(steps["tool"], steps["status"], strict=True) if s != "skipped"] == ["create_order", "pay_order"]
     assert "trace" in text_of(at)
+    at.button(key="rn_rerun").click().run()
+    assert any(s.value.startswith("New run") and "succeeded" in s.value for s in at.success)
+    at.button(key="rn_replay").click().run()
+    assert any(s.value.startswith("Replayed as run") and "succeeded" in s.value for s in at.success)
     at.text_input(key="rn_text").set_value("nothing like this").run()
     assert any("No run matches" in i.value for i in at.info)
+
+
+def test_runs_page_on_an_empty_store_says_how_to_make_one(console, tmp_path: Path) -> None:  # noqa: ANN001
+    at = console("runs", home=tmp_path / "empty")
+    assert any("No runs yet" in i.value and "datasmith ask" in i.value for i in at.info)
 
 
 def test_monitoring_shows_rates_and_what_the_knowledge_is_missing(console, tmp_path: Path, sandbox) -> None:  # noqa: ANN001
