@@ -22,6 +22,7 @@ from core.evaluation import evaluate, load_cases
 from core.models import Request, RunRecord, StepRun
 from core.output_contract import checked
 from core.settings import Settings
+from core.stories import cli as stories_cli
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -69,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     resume.add_argument("--action", choices=["retry", "skip", "abort"], required=True)
     resume.add_argument("--user")
     resume.add_argument("--json", action="store_true")
+    stories_cli.add_parser(sub, _common)
     return parser
 
 
@@ -182,6 +184,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "index":
             cmd_index(args, settings)
             return 0
+        if args.command == "stories":
+            return stories_cli.run(args, settings)
         assistant = Assistant.from_settings(settings, with_index=True)
         try:
             {"plan": cmd_plan_or_ask, "ask": cmd_plan_or_ask, "eval": cmd_eval, "runs": cmd_runs}[args.command](

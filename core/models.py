@@ -120,6 +120,7 @@ class ToolSpec(BaseModel):
     timeout_s: float | None = None
     pii: list[str] = Field(default_factory=list)
     version: str | None = None
+    external: bool = False  # (ext.) calls leave the company: no PII or secret may go in its arguments
     # Set by the loader, never read from YAML.
     pack: str = Field(default="", exclude=True)
     source_file: str = Field(default="", exclude=True)
@@ -206,6 +207,9 @@ class EnvironmentSpec(BaseModel):
     aliases: list[str] = Field(default_factory=list)
     confirm: bool = False
     allowed_users: list[str] | None = None
+    # (ext.) contracts: the tools callable here (None = all); writes may be verified here (test data only).
+    allowed_tools: list[str] | None = None
+    isolated: bool = False
 
 
 class McpServerSpec(BaseModel):
@@ -232,6 +236,20 @@ class LocalService(BaseModel):
     startup_timeout_s: float = 20.0
 
 
+class HttpHook(BaseModel):
+    method: Literal["GET", "POST", "PUT", "DELETE"] = "POST"
+    path: str  # relative to the environment's base_url
+
+
+class TestHooks(BaseModel):
+    """Optional (ext.): how `datasmith stories` resets, seeds and inspects an environment's data.
+    `sql` takes {"script": ...} or {"query": ..., "params": [...]} and answers {"rows": [...]}."""
+
+    __test__ = False  # not a pytest class
+    reset: HttpHook | None = None
+    sql: HttpHook | None = None
+
+
 class PackSpec(BaseModel):
     model_config = ConfigDict(extra="allow")
 
@@ -241,6 +259,7 @@ class PackSpec(BaseModel):
     environments: dict[str, EnvironmentSpec] = Field(default_factory=dict)
     mcp_servers: dict[str, McpServerSpec] = Field(default_factory=dict)
     local_service: LocalService | None = None
+    test_hooks: TestHooks | None = None
     path: str = Field(default="", exclude=True)
 
     @model_validator(mode="before")

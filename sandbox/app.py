@@ -143,6 +143,12 @@ def create_app(data_dir: Path) -> FastAPI:
     return app
 
 
+class SqlIn(BaseModel):
+    script: str | None = None  # statements to run (seed)
+    query: str | None = None  # one SELECT to read back
+    params: list[Any] = Field(default_factory=list)
+
+
 def _one(db: sqlite3.Connection, table: str, key: str, value: str, what: str) -> dict[str, Any]:
     row = row_dict(db.execute(f"SELECT * FROM {table} WHERE {key} = ?", (value,)).fetchone())  # noqa: S608
     if row is None:
@@ -155,6 +161,19 @@ def _register_catalog(app: FastAPI, store: ShopStore) -> None:  # noqa: C901 - a
     def reset(env: Env) -> dict[str, Any]:
         store.reset(env)
         return {"environment": env, "reset": True}
+
+    @app.post("/{env}/_sql")
+    def run_sql(env: Env, body: SqlIn) -> dict[str, Any]:
+        """Test hook (stories): a script seeds data, a query reads it back for assertions."""
+        with store.tx(env) as db:
+            try:
+                if body.script:
+                    db.executescript(body.script)
+                    return {"rows": []}
+                rows = db.execute(body.query or "SELECT 1 WHERE 0", body.params).fetchall()
+            except sqlite3.Error as exc:
+                raise HTTPException(400, f"SQL error: {exc}") from exc
+            return {"rows": [row_dict(r) for r in rows]}
 
     @app.post("/{env}/sellers", status_code=201)
     def create_seller(env: Env, body: SellerIn) -> dict[str, Any]:

@@ -43,6 +43,7 @@ class _Values:
 
     known: dict[str, Any] = field(default_factory=dict)
     prior: dict[str, Any] = field(default_factory=dict)
+    prior_target: str | None = None  # the state the open question's plan was tailored to
 
 
 class RulePlanner:
@@ -74,7 +75,8 @@ class RulePlanner:
                      prev: Plan | None) -> Plan:
         pack = self.kn.pack_of(choice.name)
         env = self._environment(text, request, pack)
-        values = _Values(prior=dict(prev.known) if prev else {})
+        values = _Values(prior=dict(prev.known) if prev else {},
+                         prior_target=prev.target_state if prev and prev.rule == choice.name else None)
         if choice.kind == "tool":
             return self._plan_tool(self.kn.tools[choice.name], text, env, values)
         plan = self._plan_rule(self.kn.rules[choice.name], text, env, values)
@@ -201,8 +203,14 @@ class RulePlanner:
         defaults = self.kn.defaults_for(tool.pack, env)
         args: dict[str, Any] = {}
         sources: dict[str, str] = {}
+        # Request values a rule routes to a step of their own (a coupon to its apply step) are not
+        # also given to other steps that merely accept them: the value would be used twice.
+        routed = {m.value for st in (rule.dag_definition if rule else []) if st.parameter_mapping is not step_mapping
+                  for m in st.parameter_mapping.values() if m.source == "initial_query"}
         for param in tool.parameters:
             mapping = step_mapping.get(param.name)
+            if mapping is None and not param.required and param.name in routed:
+                continue
             if param.name in carried:
                 args[param.name], sources[param.name] = carried[param.name], "request"
                 continue
@@ -241,7 +249,7 @@ class RulePlanner:
     def _plan_rule(self, rule: RuleSpec, text: str, env: str | None, values: _Values) -> Plan:
         deps = {s.step_id: list(s.dependencies) for s in rule.dag_definition}
         notes: list[str] = []
-        keep, target = self._tailor_by_state(rule, text, deps)
+        keep, target = self._tailor_by_state(rule, text, deps, values.prior_target)
         if target is not None:
             state = rule.step(target).reaches_state  # type: ignore[union-attr]
             notes.append(f"tailored to state {state.name}: steps {', '.join(str(s) for s in sorted(keep, key=str))}")
@@ -296,10 +304,15 @@ class RulePlanner:
                 off[spec.step_id] = "it reads a skipped step's output"
         return off
 
-    def _tailor_by_state(self, rule: RuleSpec, text: str,
-                         deps: dict[StepId, list[StepId]]) -> tuple[set[StepId], StepId | None]:
+    def _tailor_by_state(self, rule: RuleSpec, text: str, deps: dict[StepId, list[StepId]],
+                         prior_target: str | None = None) -> tuple[set[StepId], StepId | None]:
         hits = self.voc.state_hits(text, rule.rule_name)
         if not hits:
+            # An answer to the thread's question ("商品123456") keeps the state the question was about.
+            earlier = next((s.step_id for s in rule.dag_definition
+                            if prior_target and s.reaches_state and s.reaches_state.name == prior_target), None)
+            if earlier is not None:
+                return {earlier} | ancestors(deps, earlier), earlier
             return set(deps), None
         depth = depths(deps)
         order = {s.step_id: i for i, s in enumerate(rule.dag_definition)}

@@ -192,3 +192,14 @@ def test_a_carried_value_drops_the_lookup_step(prio: RulePlanner) -> None:
     p = prio.plan(Request(text="按标签刷漆,直接刷T42"))
     assert [s.tool_name for s in p.steps] == ["paint"]
     assert p.steps[0].arguments["thing_id"] == "T42" and p.steps[0].dependencies == []
+
+
+def test_the_answer_to_a_question_keeps_the_state_the_question_was_about(shop_knowledge) -> None:  # noqa: ANN001
+    from core.models import Request
+    from core.planning import RulePlanner
+    planner = RulePlanner(shop_knowledge)
+    asked = planner.plan(Request(text="造一笔已发货的订单"))
+    assert asked.status == "needs_input" and asked.target_state
+    answered = planner.plan(Request(text="商品123456", previous=asked))
+    assert answered.status == "planned" and answered.target_state == asked.target_state
+    assert [s.tool_name for s in answered.steps if not s.skipped][-1] == "ship_order"

@@ -1,0 +1,81 @@
+"""`datasmith stories record | replay | export`."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+import yaml
+
+from core.assistant import Assistant
+from core.knowledge import load_knowledge
+from core.settings import Settings
+from core.stories.export import export_run
+from core.stories.loader import load_stories
+from core.stories.runner import StoryResult, StoryRunner
+
+
+def add_parser(sub: argparse._SubParsersAction, common: object) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("stories", help="record / replay conversation stories (regression tests for packs)")
+    common(p)  # type: ignore[operator]
+    stories = p.add_subparsers(dest="stories_command", required=True)
+    for name, text in (("record", "live: the real assistant and tools; saves fixtures"),
+                       ("replay", "regression: the fixtures' plans through the tools; no planner, no LLM")):
+        s = stories.add_parser(name, help=text)
+        s.add_argument("--story", action="append", help="only these story ids (repeatable)")
+        s.add_argument("--fixtures", type=Path, default=Path("tests/fixtures"), help="fixture root (default tests/fixtures)")
+    e = stories.add_parser("export", help="turn a stored run into a story and its fixture")
+    e.add_argument("run_id")
+    e.add_argument("--out", type=Path, help="story file to append to (default: <pack>/stories/exported.yaml)")
+    e.add_argument("--fixtures", type=Path, default=Path("tests/fixtures"))
+
+
+def print_result(r: StoryResult) -> None:
+    mark = "✓" if r.ok else "✗"
+    print(f"{mark} {r.story_id}  {r.mode}  {r.seconds * 1000:.0f} ms" + (f"  → {r.fixture_path}" if r.fixture_path else ""))
+    for f in r.failures:
+        print("    " + f.replace("\n", "\n    "))
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    knowledge = load_knowledge(settings.knowledge)
+    if args.stories_command == "export":
+        assistant = Assistant(settings, knowledge)
+        try:
+            story_file, fixture = export_run(assistant, args.run_id, args.out, args.fixtures)
+        finally:
+            assistant.close()
+        print(f"story → {story_file}\nfixture → {fixture}")
+        return 0
+    stories = load_stories(knowledge)
+    chosen = [stories[s] for s in args.story] if args.story else list(stories.values())
+    if not chosen:
+        print("no stories: write some in <pack>/stories/*.yaml (README, 'Stories')", file=sys.stderr)
+        return 1
+    assistant = Assistant.from_settings(settings) if args.stories_command == "record" else None
+    runner = StoryRunner(knowledge, settings, stories, args.fixtures, assistant=assistant)
+
+    async def go() -> list[StoryResult]:
+        out = []
+        for story in chosen:
+            r = await (runner.record(story) if assistant else runner.replay(story))
+            print_result(r)
+            out.append(r)
+        return out
+
+    try:
+        results = asyncio.run(go())
+    finally:
+        runner.close()
+        if assistant:
+            assistant.close()
+    failed = [r for r in results if not r.ok]
+    total = sum(r.seconds for r in results)
+    print(f"{len(results) - len(failed)}/{len(results)} stories passed ({args.stories_command}, {total:.2f} s)")
+    return 1 if failed else 0
+
+
+def dump_story(data: dict[str, object]) -> str:
+    return yaml.safe_dump([data], allow_unicode=True, sort_keys=False)

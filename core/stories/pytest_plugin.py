@@ -1,0 +1,100 @@
+"""pytest plugin: every story in a pack's `stories/*.yaml` is a test item, replayed from its fixture
+(no LLM, no planner). `pytest --stories-live` runs them live instead (and refreshes the fixtures).
+
+Registered through the `pytest11` entry point, so plain `pytest` collects packs' stories when
+their folder is under the test paths.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.assistant import Assistant
+from core.knowledge import load_knowledge
+from core.settings import Settings
+from core.stories.loader import load_stories
+from core.stories.models import Story
+from core.stories.runner import StoryResult, StoryRunner
+
+RUNNERS = pytest.StashKey[dict[Path, StoryRunner]]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("datasmith stories")
+    group.addoption("--stories-fixtures", default="tests/fixtures", help="fixture root (default tests/fixtures)")
+    group.addoption("--stories-live", action="store_true",
+                    help="run stories live through the assistant and re-record their fixtures")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.stash[RUNNERS] = {}
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    for runner in config.stash.get(RUNNERS, {}).values():
+        runner.close()
+        if runner.assistant is not None:
+            runner.assistant.close()
+
+
+def pytest_collect_file(parent: pytest.Collector, file_path: Path) -> pytest.Collector | None:
+    if file_path.suffix in (".yaml", ".yml") and file_path.parent.name == "stories" \
+            and (file_path.parent.parent / "pack.yaml").exists():
+        return StoryFile.from_parent(parent, path=file_path)
+    return None
+
+
+def runner_for(config: pytest.Config, pack_dir: Path) -> StoryRunner:
+    runners = config.stash[RUNNERS]
+    if pack_dir not in runners:
+        settings = Settings().with_overrides(knowledge=[pack_dir])
+        knowledge = load_knowledge([pack_dir])
+        live = config.getoption("--stories-live")
+        assistant = Assistant.from_settings(settings) if live else None
+        fixtures = Path(config.getoption("--stories-fixtures"))
+        if not fixtures.is_absolute():
+            fixtures = config.rootpath / fixtures
+        runners[pack_dir] = StoryRunner(knowledge, settings, load_stories(knowledge), fixtures, assistant=assistant)
+    return runners[pack_dir]
+
+
+class StoryFile(pytest.File):
+    def collect(self) -> Any:
+        runner = runner_for(self.config, self.path.parent.parent)
+        for story in runner.stories.values():
+            if Path(story.source_file) == self.path:
+                yield StoryItem.from_parent(self, name=story.id, story=story)
+
+
+class StoryFailed(Exception):
+    def __init__(self, result: StoryResult) -> None:
+        super().__init__(result.story_id)
+        self.result = result
+
+
+class StoryItem(pytest.Item):
+    def __init__(self, *, story: Story, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.story = story
+
+    def runtest(self) -> None:
+        runner = runner_for(self.config, self.path.parent.parent)
+        live = runner.assistant is not None
+        result = asyncio.run(runner.record(self.story) if live else runner.replay(self.story))
+        if not result.ok:
+            raise StoryFailed(result)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        if isinstance(excinfo.value, StoryFailed):
+            r = excinfo.value.result
+            lines = [f"story {r.story_id} ({r.mode}) failed — {self.story.description}"]
+            lines += [f"  - {f}" for f in r.failures]
+            return "\n".join(lines)
+        return str(super().repr_failure(excinfo))
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, 0, f"story {self.story.id}"
