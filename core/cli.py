@@ -71,6 +71,17 @@ def build_parser() -> argparse.ArgumentParser:
     resume.add_argument("--user")
     resume.add_argument("--json", action="store_true")
     stories_cli.add_parser(sub, _common)
+    p = sub.add_parser("contracts", help="tool contracts: consumer check, provider verify, version compatibility")
+    _common(p)
+    con = p.add_subparsers(dest="contracts_command", required=True)
+    con.add_parser("check", help="plan every rule example and eval case; check allowlists, schemas, PII to external tools")
+    ver = con.add_parser("verify", help="call tools with their examples; check outputs against `returns`")
+    ver.add_argument("--env", required=True)
+    ver.add_argument("--pack", help="default: every loaded pack")
+    ver.add_argument("--writes", action="store_true", help="also write tools (only in an `isolated: true` environment)")
+    cmp_ = con.add_parser("compat", help="breaking changes from OLD to NEW pack without a tool version bump")
+    cmp_.add_argument("old", type=Path)
+    cmp_.add_argument("new", type=Path)
     return parser
 
 
@@ -176,6 +187,40 @@ def cmd_runs(args: argparse.Namespace, assistant: Assistant) -> None:
             print(render.report_text(report))
 
 
+def cmd_contracts(args: argparse.Namespace, settings: Settings) -> int:
+    from core import contract_checks as cc
+    from core.knowledge import load_knowledge
+    from core.services import LocalServices
+
+    if args.contracts_command == "compat":
+        findings = cc.compatibility(load_knowledge([args.old]), load_knowledge([args.new]))
+        for f in findings:
+            print(f"✗ {f}")
+        print("compatible" if not findings else f"{len(findings)} breaking change(s) without a version bump")
+        return 1 if findings else 0
+    kn = load_knowledge(settings.knowledge)
+    if args.contracts_command == "check":
+        n, findings = cc.consumer_check(kn)
+        for f in findings:
+            print(f"✗ {f}")
+        print(f"{n} planned requests checked; {len(findings)} contract problem(s)")
+        return 1 if findings else 0
+    packs = [args.pack] if args.pack else list(kn.packs)
+    services = LocalServices(kn, settings.environ, settings.home)
+    failed = 0
+    try:
+        for pack in packs:
+            services.ensure(pack)
+            for v in asyncio.run(cc.provider_verify(kn, settings.environ, pack, args.env, writes=args.writes)):
+                failed += not v.ok
+                mark = {"verified": "✓", "failed": "✗"}.get(v.outcome, "·")
+                print(f"{mark} {pack}.{v.tool}: {v.outcome}: {v.detail}")
+    finally:
+        services.close()
+    print("all verified" if not failed else f"{failed} tool(s) failed verification")
+    return 1 if failed else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     args = build_parser().parse_args(argv)
@@ -186,6 +231,8 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if args.command == "stories":
             return stories_cli.run(args, settings)
+        if args.command == "contracts":
+            return cmd_contracts(args, settings)
         assistant = Assistant.from_settings(settings, with_index=True)
         try:
             {"plan": cmd_plan_or_ask, "ask": cmd_plan_or_ask, "eval": cmd_eval, "runs": cmd_runs}[args.command](
