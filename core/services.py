@@ -13,11 +13,12 @@ import httpx
 
 from core.errors import BindingError
 from core.knowledge import Knowledge, expand_env
+from core.tools.tls import tls_context
 
 
 def healthy(url: str, timeout_s: float = 0.5) -> bool:
     try:
-        return httpx.get(url, timeout=timeout_s).status_code < 500
+        return httpx.get(url, timeout=timeout_s, verify=tls_context()).status_code < 500
     except httpx.HTTPError:
         return False
 

@@ -25,6 +25,7 @@ from core.stories.loader import order
 from core.stories.models import DbAssert, Fixture, RecordedCall, RecordedStep, Story, StoryStep
 from core.stories.testdb import TestDatabase
 from core.tools import ToolRegistry
+from core.tools.tls import tls_context
 
 INVOKED = ("succeeded", "failed", "paused")
 
@@ -156,7 +157,7 @@ class StoryRunner:
         assert self.assistant is not None, "live mode needs the assistant"
         start = time.perf_counter()
         result = StoryResult(story.id, "record")
-        async with httpx.AsyncClient(timeout=30) as client:
+        async with httpx.AsyncClient(timeout=30, verify=tls_context()) as client:
             try:
                 db = await self._prepare(story, client)
                 for dep in order(story, self.stories):
@@ -237,7 +238,8 @@ class StoryRunner:
             if problem := self.stale(s, fixtures[s.id]):
                 result.failures.append(problem if s is story else f"dependency {s.id}: {problem}")
                 return self._done(result, start)
-        async with httpx.AsyncClient(timeout=30) as client, ToolRegistry(self.kn, self.settings.environ) as tools:
+        async with httpx.AsyncClient(timeout=30, verify=tls_context()) as client, \
+                ToolRegistry(self.kn, self.settings.environ, client) as tools:
             try:
                 db = await self._prepare(story, client)
                 for s in chain:

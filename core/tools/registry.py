@@ -13,6 +13,7 @@ from core.tools.base import Target
 from core.tools.http import HttpInvoker
 from core.tools.mcp import McpInvoker
 from core.tools.python import PythonInvoker
+from core.tools.tls import tls_context
 
 
 class ToolRegistry:
@@ -23,7 +24,7 @@ class ToolRegistry:
         self.kn = knowledge
         self.environ = environ
         self._own_client = client is None
-        self.client = client or httpx.AsyncClient(timeout=httpx.Timeout(30.0),
+        self.client = client or httpx.AsyncClient(timeout=httpx.Timeout(30.0), verify=tls_context(),
                                                   limits=httpx.Limits(max_connections=64))
         self._invokers = {"http": HttpInvoker(self.client), "python": PythonInvoker(), "mcp": McpInvoker()}
 
