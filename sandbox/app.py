@@ -178,7 +178,7 @@ def _register_catalog(app: FastAPI, store: ShopStore) -> None:  # noqa: C901 - a
     @app.post("/{env}/sellers", status_code=201)
     def create_seller(env: Env, body: SellerIn) -> dict[str, Any]:
         with store.tx(env) as db:
-            sid = next_id(db, "S", 2000)
+            sid = next_id(db, "S", 2000, "sellers", "seller_id")
             db.execute("INSERT INTO sellers VALUES (?, ?, ?, ?)", (sid, body.name, body.country, now_iso()))
             return _one(db, "sellers", "seller_id", sid, "seller")
 
@@ -191,7 +191,7 @@ def _register_catalog(app: FastAPI, store: ShopStore) -> None:  # noqa: C901 - a
     def create_item(env: Env, body: ItemIn) -> dict[str, Any]:
         with store.tx(env) as db:
             seller = _one(db, "sellers", "seller_id", body.seller_id, "seller")
-            iid = body.item_id or next_id(db, "", 800000)
+            iid = body.item_id or next_id(db, "", 800000, "items", "item_id")
             if db.execute("SELECT 1 FROM items WHERE item_id = ?", (iid,)).fetchone():
                 raise HTTPException(409, f"item {iid!r} already exists")
             db.execute("INSERT INTO items VALUES (?, ?, ?, ?, ?, 'USD', ?, ?, ?)",
@@ -228,7 +228,7 @@ def _register_catalog(app: FastAPI, store: ShopStore) -> None:  # noqa: C901 - a
     @app.post("/{env}/buyers", status_code=201)
     def create_buyer(env: Env, body: BuyerIn) -> dict[str, Any]:
         with store.tx(env) as db:
-            bid = next_id(db, "B", 5000)
+            bid = next_id(db, "B", 5000, "buyers", "buyer_id")
             db.execute("INSERT INTO buyers VALUES (?, ?, ?, ?, 'USD', ?, ?)",
                        (bid, body.name, body.country, body.balance, body.national_id, now_iso()))
             return _one(db, "buyers", "buyer_id", bid, "buyer")
@@ -244,7 +244,7 @@ def _register_catalog(app: FastAPI, store: ShopStore) -> None:  # noqa: C901 - a
     def add_address(env: Env, buyer_id: str, body: AddressIn) -> dict[str, Any]:
         with store.tx(env) as db:
             _one(db, "buyers", "buyer_id", buyer_id, "buyer")
-            aid = next_id(db, "A", 9000)
+            aid = next_id(db, "A", 9000, "addresses", "address_id")
             db.execute("INSERT INTO addresses VALUES (?, ?, ?, ?, ?, ?, ?)",
                        (aid, buyer_id, body.receiver, body.phone, body.country, body.city, body.line))
             return _one(db, "addresses", "address_id", aid, "address")
@@ -262,7 +262,7 @@ def _register_catalog(app: FastAPI, store: ShopStore) -> None:  # noqa: C901 - a
     @app.post("/{env}/coupons", status_code=201)
     def create_coupon(env: Env, body: CouponIn) -> dict[str, Any]:
         with store.tx(env) as db:
-            cid = next_id(db, "C", 7000)
+            cid = next_id(db, "C", 7000, "coupons", "coupon_id")
             db.execute("INSERT INTO coupons VALUES (?, ?, ?, ?, 'USD', 'available', ?)",
                        (cid, body.buyer_id, body.discount, body.min_spend, now_iso()))
             return _one(db, "coupons", "coupon_id", cid, "coupon")
@@ -283,7 +283,7 @@ def _register_catalog(app: FastAPI, store: ShopStore) -> None:  # noqa: C901 - a
                 raise HTTPException(409, f"subsidy {body.amount} must be below the item price {item['price']}")
             db.execute("UPDATE subsidies SET status = 'replaced' WHERE item_id = ? AND status = 'active'",
                        (body.item_id,))
-            sid = next_id(db, "SUB", 100)
+            sid = next_id(db, "SUB", 100, "subsidies", "subsidy_id")
             db.execute("INSERT INTO subsidies VALUES (?, ?, ?, 'active', ?)", (sid, body.item_id, body.amount,
                                                                                now_iso()))
             return _one(db, "subsidies", "subsidy_id", sid, "subsidy")
@@ -344,7 +344,7 @@ def _register_orders(app: FastAPI, store: ShopStore) -> None:  # noqa: C901 - a 
             if item["stock"] < body.quantity:
                 raise HTTPException(409, f"item {body.item_id} has {item['stock']} in stock, {body.quantity} asked")
             price = _price_order(db, body, item)
-            oid = next_id(db, "O", 100000000)
+            oid = next_id(db, "O", 100000000, "orders", "order_id")
             at = now_iso()
             addr = db.execute("SELECT address_id FROM addresses WHERE buyer_id = ? LIMIT 1", (body.buyer_id,)).fetchone()
             db.execute(

@@ -111,9 +111,12 @@ class ShopStore:
             _seed(db, env)
 
 
-def next_id(db: sqlite3.Connection, prefix: str, start: int) -> str:
+def next_id(db: sqlite3.Connection, prefix: str, start: int, table: str, key: str) -> str:
+    """The next free id: counters give the sequence; ids inserted by hand (test seeds) are skipped."""
     row = db.execute("SELECT value FROM counters WHERE name = ?", (prefix,)).fetchone()
     value = (row[0] if row else start) + 1
+    while db.execute(f"SELECT 1 FROM {table} WHERE {key} = ?", (f"{prefix}{value}",)).fetchone():  # noqa: S608
+        value += 1
     db.execute("INSERT INTO counters(name, value) VALUES(?, ?) ON CONFLICT(name) DO UPDATE SET value = ?",
                (prefix, value, value))
     return f"{prefix}{value}"

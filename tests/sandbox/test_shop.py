@@ -88,3 +88,13 @@ def test_state_machine_table_is_consistent() -> None:
     assert next_status("reject_refund", "refund_requested", previous="shipped").to_status == "shipped"
     assert next_status("resolve_dispute", "disputed", verdict="buyer").to_status == "refunded"
     assert all(isinstance(src, tuple) and src for src, _ in TRANSITIONS.values())
+
+
+def test_ids_inserted_by_hand_are_skipped_not_a_500(shop: httpx.Client) -> None:
+    shop.post("/pre/reset")
+    shop.post("/pre/_sql", json={"script": "INSERT INTO coupons (coupon_id, buyer_id, discount, min_spend, currency,"
+                                              " status, created_at) VALUES ('C7001', NULL, 1, 0, 'USD', 'available', 'x');"})
+    created = shop.post("/pre/coupons", json={"discount": 5})
+    assert created.status_code == 201 and created.json()["coupon_id"] == "C7002"
+    rows = shop.post("/pre/_sql", json={"query": "SELECT coupon_id FROM coupons WHERE coupon_id LIKE 'C70%'"})
+    assert sorted(r["coupon_id"] for r in rows.json()["rows"]) == ["C7001", "C7002"]
