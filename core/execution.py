@@ -166,6 +166,7 @@ class Executor:
                     ready.append(child)
 
         while True:
+            batch: list[tuple[PlanStep, StepRun, dict[str, Any]]] = []
             while ready and not stop:
                 sid = ready.popleft()
                 reason = self._skip_reason(run, plan_steps[sid], state, outputs)
@@ -173,7 +174,19 @@ class Executor:
                     await self._skip(run, state[sid], reason)
                     release(sid)
                     continue
-                running[asyncio.create_task(self._step(run, plan_steps[sid], state[sid], outputs, target))] = sid
+                prepared = self._prepare(run, plan_steps[sid], state[sid], outputs)
+                if isinstance(prepared, ErrorInfo):  # arguments broke the contract: never called
+                    await self._end(run, state[sid], "failed", error=prepared)
+                    stop = True
+                    continue
+                batch.append((plan_steps[sid], state[sid], prepared))
+            if batch:
+                # Steps released together start together: one RunStore transaction records them all
+                # before any is called, so their calls begin at once instead of one write apart.
+                self.store.steps_started(run.run_id, [(step, {"arguments": step.arguments}) for _, step, _ in batch])
+                for ps, step, args in batch:
+                    await self._notify(run, step)
+                    running[asyncio.create_task(self._call(run, ps, step, args, outputs, target))] = ps.step_id
             if not running:
                 break
             done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
@@ -227,21 +240,26 @@ class Executor:
 
     # ------------------------------------------------------------------ one step
 
-    async def _step(self, run: RunRecord, ps: PlanStep, step: StepRun, outputs: dict[StepId, Any],
-                    target: Target) -> None:
+    def _prepare(self, run: RunRecord, ps: PlanStep, step: StepRun,
+                 outputs: dict[StepId, Any]) -> dict[str, Any] | ErrorInfo:
+        """Resolve a step's arguments and check them against its tool's schema (no I/O)."""
         tool = self.kn.tools[ps.tool_name]
-        pii = frozenset(tool.pii)
         step.status, step.started_at, step.error = "running", utcnow(), None
         try:
             args = {k: (search(v.path, outputs.get(v.from_step)) if isinstance(v, StepRef) else v)
                     for k, v in ps.arguments.items()}
             args = {k: v for k, v in args.items() if v is not None}
-            step.arguments = redact(args, pii)
+            step.arguments = redact(args, frozenset(tool.pii))
             check_arguments(tool, args, step_id=ps.step_id)
         except DatasmithError as exc:
-            return await self._end(run, step, "failed", error=error_info(exc, run.trace_id))
-        self.store.step_changed(run.run_id, step, "step_started", {"arguments": step.arguments})
-        await self._notify(run, step)
+            return error_info(exc, run.trace_id)
+        return args
+
+    async def _call(self, run: RunRecord, ps: PlanStep, step: StepRun, args: dict[str, Any],
+                    outputs: dict[StepId, Any], target: Target) -> None:
+        """Call a started step's tool: retries, timeout, output contract, breakpoint."""
+        tool = self.kn.tools[ps.tool_name]
+        pii = frozenset(tool.pii)
         timeout = tool.timeout_s or self.policy.default_timeout_s
         for attempt in range(1, self.policy.max_attempts + 1):
             step.attempts += 1

@@ -210,6 +210,21 @@ class RunStore:
                 self._db.execute("ROLLBACK")
                 raise
 
+    def steps_started(self, run_id: str, started: list[tuple[StepRun, Any]]) -> None:
+        """Several steps starting together: their states and `step_started` events, one transaction."""
+        now = utcnow().isoformat()
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                for step, data in started:
+                    self._db.execute(*self._step_update(run_id, step))
+                    self._db.execute("INSERT INTO events(run_id, at, kind, step_id, data_json) VALUES (?,?,?,?,?)",
+                                     (run_id, now, "step_started", _sid(step.step_id), _dump(data)))
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
     def add_event(self, run_id: str, kind: str, step_id: StepId | None = None, data: Any = None) -> None:
         self._write("INSERT INTO events(run_id, at, kind, step_id, data_json) VALUES (?,?,?,?,?)",
                     (run_id, utcnow().isoformat(), kind, _sid(step_id) if step_id is not None else None, _dump(data)))
