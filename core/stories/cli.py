@@ -30,6 +30,8 @@ def add_parser(sub: argparse._SubParsersAction, common: object) -> None:  # type
     e.add_argument("run_id")
     e.add_argument("--out", type=Path, help="story file to append to (default: <pack>/stories/exported.yaml)")
     e.add_argument("--fixtures", type=Path, default=Path("tests/fixtures"))
+    for child in stories.choices.values():
+        common(child, nested=True)  # type: ignore[operator]
 
 
 def print_result(r: StoryResult) -> None:
