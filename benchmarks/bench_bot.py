@@ -31,15 +31,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from sandbox.server import free_port  # noqa: E402
+from tests.fixtures.stats import pct  # noqa: E402
 
 SECRET = "bench-secret"
 REQUESTS = ["给商品123456下一单", "给商品id为123456的商品生成一笔退货退款的订单", "create a shipped order for item 123456",
             "商品445566造一笔仅退款申请中的订单"]
 
-
-def pct(values: list[float], p: float) -> float:
-    s = sorted(values)
-    return s[min(len(s) - 1, round(p / 100 * (len(s) - 1)))]
 
 
 def wait_http(url: str, proc: subprocess.Popen[bytes], timeout: float = 120) -> None:

@@ -31,11 +31,7 @@ from core.retrieval import KnowledgeIndex  # noqa: E402
 from core.runstore import RunStore  # noqa: E402
 from core.settings import BUNDLED_KNOWLEDGE, Settings  # noqa: E402
 from core.tools import ToolRegistry  # noqa: E402
-
-
-def pct(values: list[float], q: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, round(q * (len(values) - 1)))]
+from tests.fixtures.stats import pct  # noqa: E402
 
 
 def bench_plan(work: Path) -> None:
@@ -144,7 +140,7 @@ def bench_retrieval(work: Path, n: int) -> None:
         index.search(q, k=12)
         times.append((time.perf_counter() - start) * 1000)
     print(f"retrieval ({index.count()} indexed tools, hybrid vector + ngram full text + RRF, k=12, embedding included):")
-    print(f"  p50 {statistics.median(times):.1f} ms   p95 {pct(times, 0.95):.1f} ms   "
+    print(f"  p50 {statistics.median(times):.1f} ms   p95 {pct(times, 95):.1f} ms   "
           f"(index build {build:.0f} s for {stats.added} new documents; kept for re-runs)")
 
 

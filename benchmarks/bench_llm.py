@@ -23,21 +23,8 @@ from core.knowledge import load_knowledge  # noqa: E402
 from core.models import Request  # noqa: E402
 from core.settings import BUNDLED_KNOWLEDGE, Settings  # noqa: E402
 from tests.fixtures.llm_stub import Answer, LLMStub  # noqa: E402
+from tests.fixtures.stats import max_in_window, pct  # noqa: E402
 from tests.llm.conftest import answer_for  # noqa: E402
-
-
-def pct(values: list[float], p: float) -> float:
-    s = sorted(values)
-    return s[min(len(s) - 1, round(p / 100 * (len(s) - 1)))]
-
-
-def max_in_window(times: list[float], window: float) -> int:
-    times, best, j = sorted(times), 0, 0
-    for i, t in enumerate(times):
-        while times[j] < t - window:
-            j += 1
-        best = max(best, i - j + 1)
-    return best
 
 
 async def main() -> None:

@@ -9,17 +9,8 @@ from core.errors import LimitError
 from core.llm.limiter import LeakyBucket
 from core.models import Request
 from tests.fixtures.llm_stub import Answer, LLMStub
+from tests.fixtures.stats import max_in_window
 from tests.llm.conftest import answer_for
-
-
-def max_in_window(times: list[float], window: float) -> int:
-    times = sorted(times)
-    best, j = 0, 0
-    for i, t in enumerate(times):
-        while times[j] < t - window:
-            j += 1
-        best = max(best, i - j + 1)
-    return best
 
 
 def test_200_concurrent_llm_calls_never_exceed_the_configured_rate(llm_assistant, stub: LLMStub) -> None:
