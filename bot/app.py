@@ -95,7 +95,7 @@ class Bot:
         @panel.thread_started
         def on_thread_started(say: Any, set_suggested_prompts: Any) -> None:
             say("Hi! Tell me what data you need in one sentence. 告诉我要造什么数据,一句话就行。")
-            set_suggested_prompts(prompts=[{"title": e[:40], "message": e} for e in conv.examples(4)])
+            set_suggested_prompts(prompts=conv.prompts())
 
         @panel.user_message
         def on_panel_message(payload: dict[str, Any]) -> None:
@@ -109,7 +109,7 @@ class Bot:
             prompts = context.get("set_suggested_prompts")
             if event.get("tab") == "messages" and prompts is not None:
                 try:
-                    prompts(prompts=[{"title": e[:40], "message": e} for e in conv.examples(4)])
+                    prompts(prompts=conv.prompts())
                 except Exception as exc:  # noqa: BLE001 - optional nicety
                     log.debug("suggested prompts not set: %s", exc)
 

@@ -180,11 +180,17 @@ def working(lang: str) -> Message:
     return Message(t("working", lang), [section(t("working", lang))])
 
 
-def progress(run: RunRecord, lang: str) -> Message:
+def step_position(run: RunRecord) -> tuple[str, str | None]:
+    """"k/n" (k = the step under way) and the tool running now, if any."""
     done = sum(1 for s in run.steps if s.status in ("succeeded", "skipped", "failed"))
-    running = [s for s in run.steps if s.status == "running"]
-    current = f" · `{running[0].tool_name}`" if running else ""
-    head = f"{t('running', lang)} {what(run.plan)} · {min(done + 1, len(run.steps))}/{len(run.steps)}{current}"
+    running = next((s.tool_name for s in run.steps if s.status == "running"), None)
+    return f"{min(done + 1, len(run.steps))}/{len(run.steps)}", running
+
+
+def progress(run: RunRecord, lang: str) -> Message:
+    k_of_n, tool = step_position(run)
+    current = f" · `{tool}`" if tool else ""
+    head = f"{t('running', lang)} {what(run.plan)} · {k_of_n}{current}"
     steps, _ = step_blocks(run, fields=False)
     return Message(head, [section(head), *steps[:STEP_BLOCK_BUDGET]])
 
@@ -197,10 +203,8 @@ def queued(position: int, wait_s: float, lang: str) -> str:
 
 def progress_status(run: RunRecord, lang: str) -> str:
     """The assistant panel's one-line status."""
-    done = sum(1 for s in run.steps if s.status in ("succeeded", "skipped", "failed"))
-    running = [s.tool_name for s in run.steps if s.status == "running"]
-    k = min(done + 1, len(run.steps))
-    return f"{t('status', lang)} {k}/{len(run.steps)}" + (f" · {running[0]}" if running else "")
+    k_of_n, tool = step_position(run)
+    return f"{t('status', lang)} {k_of_n}" + (f" · {tool}" if tool else "")
 
 
 def question(plan: Plan, lang: str) -> Message:

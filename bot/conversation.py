@@ -196,6 +196,10 @@ class Conversation:
         text = blocks.t("empty", lang) + "\n" + "\n".join(lines)
         return blocks.Message(text, [blocks.section(text)])
 
+    def prompts(self, n: int = 4) -> list[dict[str, str]]:
+        """Suggested prompts for the assistant panel and the agent view."""
+        return [{"title": e[:40], "message": e} for e in self.examples(n)]
+
     def examples(self, n: int) -> list[str]:
         """One example request per rule, for help and suggested prompts."""
         out = []
