@@ -114,7 +114,7 @@ class Assistant:
             if self.llm is None:
                 plan.fallback = "DS-503: no LLM is configured (set DATASMITH_LLM_MODEL); the rule planner answered"
             else:
-                plan, usage = await self.llm.plan(request, hits or None, on_wait=on_wait)
+                plan, usage = await self.llm.plan(request, hits or None, on_wait=on_wait, rule_plan=plan)
         if not self._holds_pii(plan):  # PII stays out of the cache's files
             self.cache.put(key, plan)
         return plan, "bypass" if request.bypass_cache else "miss", usage

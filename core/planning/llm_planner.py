@@ -58,7 +58,9 @@ class LLMPlanner:
         self.fallback = fallback
 
     async def plan(self, request: Request, hits: Sequence[RetrievalHit] | None = None, *,
-                   on_wait: OnWait | None = None) -> tuple[Plan, Usage]:
+                   on_wait: OnWait | None = None, rule_plan: Plan | None = None) -> tuple[Plan, Usage]:
+        """The LLM's plan; when it cannot give one, `rule_plan` (the rule planner's answer, made
+        here if the caller has none) with the reason in `fallback`."""
         usage = Usage()
         messages = plan_messages(request, self.kn, hits)
         try:
@@ -70,13 +72,13 @@ class LLMPlanner:
                     return plan, usage
                 if attempt == 1:
                     messages = [*messages, {"role": "assistant", "content": reply.content}, repair_message(problems)]
-            return self._fallback(request, hits, f"{LLM_PLAN_INVALID}: the LLM's plan was invalid twice "
-                                                 f"({'; '.join(problems[:3])})"), usage
+            reason = f"{LLM_PLAN_INVALID}: the LLM's plan was invalid twice ({'; '.join(problems[:3])})"
         except DatasmithError as exc:  # unreachable, rate limited, refused
-            return self._fallback(request, hits, f"{exc.code}: {exc.message}"), usage
+            reason = f"{exc.code}: {exc.message}"
+        return self._fallback(rule_plan or self.fallback.plan(request, hits), reason), usage
 
-    def _fallback(self, request: Request, hits: Sequence[RetrievalHit] | None, reason: str) -> Plan:
-        plan = self.fallback.plan(request, hits)
+    @staticmethod
+    def _fallback(plan: Plan, reason: str) -> Plan:
         plan.fallback = reason
         plan.notes.append(f"LLM planner not used: {reason}; the rule planner answered")
         return plan
