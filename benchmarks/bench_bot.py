@@ -31,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from sandbox.server import free_port  # noqa: E402
+from tests.fixtures.processes import wait_until_up  # noqa: E402
 from tests.fixtures.stats import pct  # noqa: E402
 
 SECRET = "bench-secret"
@@ -38,19 +39,6 @@ REQUESTS = ["给商品123456下一单", "给商品id为123456的商品生成一�
             "商品445566造一笔仅退款申请中的订单"]
 
 
-
-def wait_http(url: str, proc: subprocess.Popen[bytes], timeout: float = 120) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise SystemExit(f"{proc.args} exited with {proc.returncode}")
-        try:
-            if httpx.get(url, timeout=2).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.3)
-    raise SystemExit(f"{url} did not come up")
 
 
 def signed_event(channel: str, i: int, ts: str) -> tuple[bytes, dict[str, str]]:
@@ -122,11 +110,11 @@ def main() -> None:
     ]
     fake = f"http://127.0.0.1:{fake_port}"
     try:
-        wait_http(f"http://127.0.0.1:{sandbox_port}/health", procs[0])
-        wait_http(f"{fake}/_calls", procs[1])
+        wait_until_up(f"http://127.0.0.1:{sandbox_port}/health", procs[0], timeout=120)
+        wait_until_up(f"{fake}/_calls", procs[1], timeout=120)
         procs.append(subprocess.Popen([sys.executable, "-m", "bot", "--http", "--host", "127.0.0.1", "--port",
                                        str(bot_port)], cwd=ROOT, env=env, stderr=subprocess.DEVNULL))
-        wait_http(f"http://127.0.0.1:{bot_port}/health", procs[2])
+        wait_until_up(f"http://127.0.0.1:{bot_port}/health", procs[2], timeout=120)
         fire_round(bot_port, "CWARM", 4)  # warm-up: first plans, first tool clients
         while len(finals(fake, "CWARM")) < 4:
             time.sleep(0.2)

@@ -13,13 +13,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from websockets.sync.server import ServerConnection, serve
 
 from sandbox.server import BackgroundServer, free_port
 from tests.bot.conftest import SECRET
 from tests.conftest import SHOP
+from tests.fixtures.processes import wait_until_up
 from tests.fixtures.slack_api import BOT_USER, TEAM, FakeSlack
 from tests.fixtures.slack_events import SlackSender, new_ts
 
@@ -71,16 +71,7 @@ def test_http_mode_process_answers_a_mention_and_stops_cleanly_on_sigterm(bot_en
     port = free_port()
     proc = run_bot("--http", "--host", "127.0.0.1", "--port", str(port), env={**env, "SLACK_SIGNING_SECRET": SECRET})
     try:
-        deadline = time.monotonic() + 90
-        while True:
-            assert proc.poll() is None, proc.communicate()[1]
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/health").json()["ok"]:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, "the bot did not come up"
-            time.sleep(0.3)
+        wait_until_up(f"http://127.0.0.1:{port}/health", proc, ready=lambda r: r.json()["ok"])
         sender = SlackSender(f"http://127.0.0.1:{port}/slack/events", SECRET)
         resp, ts = sender.mention("给商品123456下一单", channel="CP")
         assert resp.status_code == 200

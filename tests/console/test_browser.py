@@ -12,10 +12,8 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-import httpx
 import pytest
 from playwright.sync_api import sync_playwright
 
@@ -24,6 +22,7 @@ from core.knowledge import load_knowledge
 from core.models import Request
 from core.settings import BUNDLED_KNOWLEDGE, Settings
 from sandbox.server import BackgroundServer, free_port
+from tests.fixtures.processes import wait_until_up
 
 ROOT = Path(__file__).parents[2]
 ARTIFACTS = Path(os.environ.get("DATASMITH_ARTIFACTS", ROOT / "test-artifacts")) / "console"
@@ -51,16 +50,7 @@ def test_every_page_renders_in_chromium_without_an_exception(tmp_path: Path, san
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert server.poll() is None, server.stderr.read() if server.stderr else "streamlit exited"
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/_stcore/health").text == "ok":
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, "streamlit did not come up"
-            time.sleep(0.3)
+        wait_until_up(f"http://127.0.0.1:{port}/_stcore/health", server, timeout=60, ready=lambda r: r.text == "ok")
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
             page = browser.new_page(viewport={"width": 1400, "height": 1700})
