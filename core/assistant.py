@@ -98,9 +98,11 @@ class Assistant:
             hits = self.retrieve(request.text)
         return self.planner.plan(request, hits or None)
 
-    async def aplan(self, request: Request, *, on_wait: OnWait | None = None) -> tuple[Plan, str, LLMUsage]:
-        """Plan with the configured (or requested) planner, through the cache.
-        Returns the plan, the cache outcome (hit / miss / bypass) and the LLM usage."""
+    async def aplan(self, request: Request, *, on_wait: OnWait | None = None,
+                    hits: Sequence[RetrievalHit] | None = None) -> tuple[Plan, str, LLMUsage]:
+        """Plan with the configured (or requested) planner, through the cache; `hits` when the
+        caller already retrieved (and shows them). Returns the plan, the cache outcome
+        (hit / miss / bypass) and the LLM usage."""
         self.check_input(request)
         mode = request.planner or self.settings.planner
         key = PlanCache.key(request, planner=f"{mode}:{self.settings.env}", knowledge_version=self.knowledge.version,
@@ -108,7 +110,8 @@ class Assistant:
         if not request.bypass_cache and (cached := self.cache.get(key)) is not None:
             return cached, "hit", LLMUsage()
         usage = LLMUsage()
-        hits = self.retrieve(request.text)
+        if hits is None:
+            hits = self.retrieve(request.text)
         plan = self.planner.plan(request, hits or None)
         if mode == "llm" or (mode == "auto" and not plan.confident and self.llm is not None):
             if self.llm is None:

@@ -53,6 +53,7 @@ CREATE TABLE IF NOT EXISTS vars (run_id TEXT NOT NULL, step_id TEXT NOT NULL, va
 """
 
 IN_FLIGHT = ("pending", "running")
+INSERT_EVENT = "INSERT INTO events(run_id, at, kind, step_id, data_json) VALUES (?,?,?,?,?)"
 OWNER = f"{socket.gethostname()}:{os.getpid()}"  # which process drives a run
 
 
@@ -200,7 +201,7 @@ class RunStore:
             self._db.execute("BEGIN")
             try:
                 self._db.execute(*self._step_update(run_id, step))
-                self._db.execute("INSERT INTO events(run_id, at, kind, step_id, data_json) VALUES (?,?,?,?,?)",
+                self._db.execute(INSERT_EVENT,
                                  (run_id, utcnow().isoformat(), kind, _sid(step.step_id), _dump(data)))
                 if save:
                     self._db.execute("INSERT OR REPLACE INTO vars VALUES (?,?,?)",
@@ -218,7 +219,7 @@ class RunStore:
             try:
                 for step, data in started:
                     self._db.execute(*self._step_update(run_id, step))
-                    self._db.execute("INSERT INTO events(run_id, at, kind, step_id, data_json) VALUES (?,?,?,?,?)",
+                    self._db.execute(INSERT_EVENT,
                                      (run_id, now, "step_started", _sid(step.step_id), _dump(data)))
                 self._db.execute("COMMIT")
             except BaseException:
@@ -226,7 +227,7 @@ class RunStore:
                 raise
 
     def add_event(self, run_id: str, kind: str, step_id: StepId | None = None, data: Any = None) -> None:
-        self._write("INSERT INTO events(run_id, at, kind, step_id, data_json) VALUES (?,?,?,?,?)",
+        self._write(INSERT_EVENT,
                     (run_id, utcnow().isoformat(), kind, _sid(step_id) if step_id is not None else None, _dump(data)))
 
     def save_var(self, run_id: str, step_id: StepId, value: Any) -> None:

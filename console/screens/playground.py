@@ -29,11 +29,13 @@ def request_for(text: str, previous: Plan | None = None) -> Request:
 
 def make_plan(req: Request) -> None:
     try:
-        plan, _, usage = run(a.aplan(req))
+        a.check_input(req)
+        hits = a.retrieve(req.text)  # shown on the page, and the planner's own input
+        plan, _, usage = run(a.aplan(req, hits=hits))
     except DatasmithError as exc:
         ss.pg_error, ss.pg_plan = f"{exc.code}: {exc.message}", None
         return
-    ss.pg_error, ss.pg_plan, ss.pg_request, ss.pg_hits, ss.pg_usage = None, plan, req, a.retrieve(req.text), usage
+    ss.pg_error, ss.pg_plan, ss.pg_request, ss.pg_hits, ss.pg_usage = None, plan, req, hits, usage
     ss.pg_run = None
 
 
