@@ -7,8 +7,6 @@ import asyncio
 import sys
 from pathlib import Path
 
-import yaml
-
 from core.assistant import Assistant
 from core.knowledge import load_knowledge
 from core.settings import Settings
@@ -77,7 +75,3 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     total = sum(r.seconds for r in results)
     print(f"{len(results) - len(failed)}/{len(results)} stories passed ({args.stories_command}, {total:.2f} s)")
     return 1 if failed else 0
-
-
-def dump_story(data: dict[str, object]) -> str:
-    return yaml.safe_dump([data], allow_unicode=True, sort_keys=False)

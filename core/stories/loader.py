@@ -12,10 +12,6 @@ from core.knowledge import Knowledge
 from core.stories.models import Story
 
 
-def story_files(knowledge: Knowledge) -> list[Path]:
-    return [f for p in knowledge.packs.values() for f in sorted((Path(p.path) / "stories").glob("*.yaml"))]
-
-
 def load_story_file(path: Path, pack: str) -> list[Story]:
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
