@@ -22,12 +22,42 @@ def parameters_schema(tool: ToolSpec) -> dict[str, Any]:
     }
 
 
-def _validator(tool: ToolSpec, which: str) -> Draft202012Validator | None:
-    # Compiled once per loaded tool: the cache lives on the tool, not in a module global.
-    if which not in tool._validators:
-        schema = parameters_schema(tool) if which == "args" else tool.returns
-        tool._validators[which] = Draft202012Validator(schema) if schema is not None else None
-    return tool._validators[which]
+class ArgumentsCheck:
+    """A tool's argument contract, compiled. The object level of parameters_schema() is ours
+    (known keys, required keys, nothing else), so it is checked in plain Python; each value goes
+    through its parameter's own JSON Schema validator. Same verdicts and messages as validating
+    the whole schema, without jsonschema's per-property descent: the executor checks every step."""
+
+    def __init__(self, tool: ToolSpec) -> None:
+        self.values = {p.name: Draft202012Validator(p.json_schema()) for p in tool.parameters}
+        self.required = [p.name for p in tool.parameters if p.required]
+
+    def problems(self, arguments: Any) -> list[str]:
+        if not isinstance(arguments, dict):
+            return [f"(root): {arguments!r} is not of type 'object'"]
+        found: list[tuple[list[str], str]] = []
+        found += [([], f"{name!r} is a required property") for name in self.required if name not in arguments]
+        if extra := sorted((k for k in arguments if k not in self.values), key=str):
+            were = f"{extra[0]!r} was" if len(extra) == 1 else ", ".join(map(repr, extra)) + " were"
+            found.append(([], f"Additional properties are not allowed ({were} unexpected)"))
+        for name, value in arguments.items():
+            if (validator := self.values.get(name)) is not None:
+                found += [([name, *map(str, e.path)], e.message) for e in validator.iter_errors(value)]
+        found.sort(key=lambda f: f[0])
+        return [f"{'/'.join(path) or '(root)'}: {message}" for path, message in found[:5]]
+
+
+def _compiled(tool: ToolSpec, which: str) -> Any:
+    # Compiled once per loaded tool: the cache lives on the tool, not in a module global. Read
+    # through __pydantic_private__: pydantic's private-attribute __getattr__ costs ~5 µs a call,
+    # and the executor asks twice per step.
+    cache: dict[str, Any] = tool.__pydantic_private__["_validators"]  # type: ignore[index]
+    if which not in cache:
+        if which == "args":
+            cache[which] = ArgumentsCheck(tool)
+        else:
+            cache[which] = Draft202012Validator(tool.returns) if tool.returns is not None else None
+    return cache[which]
 
 
 def _problems(validator: Draft202012Validator, value: Any) -> list[str]:
@@ -40,8 +70,7 @@ def _problems(validator: Draft202012Validator, value: Any) -> list[str]:
 
 def check_arguments(tool: ToolSpec, arguments: dict[str, Any], *, step_id: Any = None) -> None:
     """Raise ContractError when arguments break the tool's parameter schema."""
-    validator = _validator(tool, "args")
-    problems = _problems(validator, arguments) if validator else []
+    problems = _compiled(tool, "args").problems(arguments)
     if problems:
         raise ContractError(
             f"arguments for {tool.tool_name} break its contract: " + "; ".join(problems),
@@ -52,7 +81,7 @@ def check_arguments(tool: ToolSpec, arguments: dict[str, Any], *, step_id: Any =
 
 def check_output(tool: ToolSpec, output: Any, *, step_id: Any = None) -> None:
     """Raise ContractError when an output breaks the tool's `returns` schema."""
-    validator = _validator(tool, "returns")
+    validator = _compiled(tool, "returns")
     problems = _problems(validator, output) if validator else []
     if problems:
         raise ContractError(
@@ -88,6 +117,8 @@ def split_secrets(plan: Plan, tools: dict[str, ToolSpec], text: str) -> tuple[Pl
     """A copy of the plan and request text fit to store: literal PII arguments replaced by
     REDACTED. Returns the secrets as [step_id, name, value] rows, to restore on resume."""
     secrets: list[list[Any]] = []
+    if not any(tools[s.tool_name].pii for s in plan.steps if s.tool_name in tools):
+        return plan, text, secrets  # nothing to hide: no copy
     steps = []
     for step in plan.steps:
         pii = set(tools[step.tool_name].pii) if step.tool_name in tools else set()

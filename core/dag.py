@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Hashable, Iterable, Mapping
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 K = TypeVar("K", bound=Hashable)
 
@@ -57,3 +58,23 @@ def reroute(deps: Mapping[K, Iterable[K]], kept: set[K]) -> dict[K, list[K]]:
         return out
 
     return {node: kept_deps(node, set()) for node in deps if node in kept}
+
+
+class Countdown(Generic[K]):
+    """Dependency-driven release: each node waits on a count of unfinished dependencies, and a
+    finished node counts its dependents down; those reaching zero become ready, in order."""
+
+    def __init__(self, deps: Mapping[K, Iterable[K]], done: set[K], eligible: set[K]) -> None:
+        self._eligible = eligible  # nodes that may still start (e.g. pending ones)
+        self._waiting = {n: sum(d not in done for d in ds) for n, ds in deps.items()}
+        self._children: dict[K, list[K]] = {n: [] for n in deps}
+        for n, ds in deps.items():
+            for d in ds:
+                self._children[d].append(n)
+        self.ready: deque[K] = deque(n for n in deps if n in eligible and self._waiting[n] == 0)
+
+    def release(self, node: K) -> None:
+        for child in self._children[node]:
+            self._waiting[child] -= 1
+            if self._waiting[child] == 0 and child in self._eligible:
+                self.ready.append(child)

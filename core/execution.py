@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from core.contracts import check_arguments, check_output, redact, restore_secrets, split_secrets
+from core.dag import Countdown
 from core.errors import (
     ABORTED,
     STEP_LEFT_UNRUN,
@@ -29,7 +29,7 @@ from core.errors import (
 from core.expressions import condition_holds, search
 from core.knowledge import Knowledge
 from core.models import ErrorInfo, Plan, PlanStep, Request, RunRecord, StepId, StepRef, StepRun, utcnow
-from core.runstore import RunStore
+from core.runstore import RunStore, StepChange
 from core.tools.base import Target
 
 Progress = Callable[[RunRecord, StepRun], Awaitable[None] | None]
@@ -83,13 +83,13 @@ class Executor:
     async def run(self, request: Request, plan: Plan, *, trace_id: str | None = None) -> RunRecord:
         """Record a new run for `plan` and execute it to an end or a breakpoint."""
         run = new_run(request, plan, trace_id=trace_id)
+        run.status = "running"  # recorded as running from its first write: recover() treats both alike
         stored_plan, stored_text, secrets = split_secrets(plan, self.kn.tools, request.text)
         stored_request = request.model_copy(update={"text": stored_text, "previous": None})
-        self.store.create_run(run.model_copy(update={"plan": stored_plan, "request": stored_request}))
-        if secrets:  # PII arguments a resumed run will need; dropped with the other vars at the end
-            self.store.save_var(run.run_id, SECRETS, secrets)
-        self.store.add_event(run.run_id, "created", data={"rule": plan.rule, "tool": plan.tool})
-        return await self._execute(run, {})
+        # PII arguments a resumed run will need are kept as a var, dropped with the others at the end
+        self.store.create_run(run.model_copy(update={"plan": stored_plan, "request": stored_request}),
+                              created={"rule": plan.rule, "tool": plan.tool}, keep={SECRETS: secrets} if secrets else None)
+        return await self._execute(run, {}, fresh=True)
 
     async def resume(self, run_id: str, action: ResumeAction, *, by: str | None = None) -> RunRecord:
         """Continue a paused or interrupted run: retry the stopped steps, skip them, or abort."""
@@ -121,9 +121,10 @@ class Executor:
 
     # ------------------------------------------------------------------ the loop
 
-    async def _execute(self, run: RunRecord, outputs: dict[StepId, Any]) -> RunRecord:
-        run.status = "running"
-        self.store.update_run(run)
+    async def _execute(self, run: RunRecord, outputs: dict[StepId, Any], *, fresh: bool = False) -> RunRecord:
+        if not fresh:  # a resumed run: running again, driven by this process
+            run.status = "running"
+            self.store.update_run(run)
         try:
             await self._drive(run, outputs)
         except asyncio.CancelledError:
@@ -150,54 +151,58 @@ class Executor:
         state = {s.step_id: s for s in run.steps}
         target = self.tools.target(run.plan.pack or self.kn.pack_of(run.plan.rule or run.plan.tool or ""),
                                    run.plan.environment)
-        waiting = {sid: sum(state[d].status not in DONE for d in ps.dependencies) for sid, ps in plan_steps.items()}
-        children: dict[StepId, list[StepId]] = {sid: [] for sid in plan_steps}
-        for sid, ps in plan_steps.items():
-            for dep in ps.dependencies:
-                children[dep].append(sid)
-        ready = deque(sid for sid in plan_steps if state[sid].status == "pending" and waiting[sid] == 0)
-        running: dict[asyncio.Task[None], StepId] = {}
+        countdown = Countdown({sid: ps.dependencies for sid, ps in plan_steps.items()},
+                              done={sid for sid, s in state.items() if s.status in DONE},
+                              eligible={sid for sid, s in state.items() if s.status == "pending"})
+        running: dict[asyncio.Task[StepChange], StepId] = {}
+        changes: list[StepChange] = []  # ended, skipped and starting steps not yet in the RunStore
         stop = False
-
-        def release(sid: StepId) -> None:
-            for child in children[sid]:
-                waiting[child] -= 1
-                if waiting[child] == 0 and state[child].status == "pending":
-                    ready.append(child)
-
-        while True:
-            batch: list[tuple[PlanStep, StepRun, dict[str, Any]]] = []
-            while ready and not stop:
-                sid = ready.popleft()
-                reason = self._skip_reason(run, plan_steps[sid], state, outputs)
-                if reason:
-                    await self._skip(run, state[sid], reason)
-                    release(sid)
-                    continue
-                prepared = self._prepare(run, plan_steps[sid], state[sid], outputs)
-                if isinstance(prepared, ErrorInfo):  # arguments broke the contract: never called
-                    await self._end(run, state[sid], "failed", error=prepared)
-                    stop = True
-                    continue
-                batch.append((plan_steps[sid], state[sid], prepared))
-            if batch:
-                # Steps released together start together: one RunStore transaction records them all
-                # before any is called, so their calls begin at once instead of one write apart.
-                self.store.steps_started(run.run_id, [(step, {"arguments": step.arguments}) for _, step, _ in batch])
-                for ps, step, args in batch:
-                    await self._notify(run, step)
+        try:
+            while True:
+                starting, stop = self._admit(run, countdown, plan_steps, state, outputs, changes, stop)
+                if changes:
+                    # What ended since the last wake and what it released: one RunStore transaction,
+                    # committed before any of the released calls begins (one commit per DAG layer).
+                    self.store.steps_changed(run.run_id, changes)
+                    recorded, changes = changes, []
+                    for change in recorded:
+                        await self._notify(run, change.step)
+                for ps, step, args in starting:
                     running[asyncio.create_task(self._call(run, ps, step, args, outputs, target))] = ps.step_id
-            if not running:
-                break
-            done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
-            for task in done:
-                sid = running.pop(task)
-                task.result()
-                if state[sid].status in DONE:
-                    release(sid)
-                else:
-                    stop = True  # a breakpoint or failure: no new writes until a human decides
+                if not running:
+                    break
+                done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+                for task in done:
+                    sid = running.pop(task)
+                    changes.append(task.result())
+                    if state[sid].status in DONE:
+                        countdown.release(sid)
+                    else:
+                        stop = True  # a breakpoint or failure: no new writes until a human decides
+        finally:
+            for task in running:  # cancelled mid-run: no call outlives its run
+                task.cancel()
         self._conclude(run)
+
+    def _admit(self, run: RunRecord, countdown: Countdown[StepId], plan_steps: dict[StepId, PlanStep],
+               state: dict[StepId, StepRun], outputs: dict[StepId, Any], changes: list[StepChange],
+               stop: bool) -> tuple[list[tuple[PlanStep, StepRun, dict[str, Any]]], bool]:
+        """Take the ready steps: skip, fail on a broken contract, or prepare to start (no I/O)."""
+        starting: list[tuple[PlanStep, StepRun, dict[str, Any]]] = []
+        while countdown.ready and not stop:
+            sid = countdown.ready.popleft()
+            if reason := self._skip_reason(run, plan_steps[sid], state, outputs):
+                changes.append(self._skipped(state[sid], reason))
+                countdown.release(sid)
+                continue
+            prepared = self._prepare(run, plan_steps[sid], state[sid], outputs)
+            if isinstance(prepared, ErrorInfo):  # arguments broke the contract: never called
+                changes.append(self._ended(state[sid], "failed", error=prepared))
+                stop = True
+                continue
+            starting.append((plan_steps[sid], state[sid], prepared))
+            changes.append(StepChange(state[sid], "step_started", {"arguments": state[sid].arguments}))
+        return starting, stop
 
     @staticmethod
     def _conclude(run: RunRecord) -> None:
@@ -227,10 +232,10 @@ class Executor:
                 return f"condition {ps.condition!r} is false"
         return None
 
-    async def _skip(self, run: RunRecord, step: StepRun, reason: str) -> None:
+    @staticmethod
+    def _skipped(step: StepRun, reason: str) -> StepChange:
         step.status, step.skip_reason, step.ended_at = "skipped", reason, utcnow()
-        self.store.step_changed(run.run_id, step, "step_skipped", {"reason": reason})
-        await self._notify(run, step)
+        return StepChange(step, "step_skipped", {"reason": reason})
 
     async def _notify(self, run: RunRecord, step: StepRun) -> None:
         if self.progress is not None:
@@ -256,7 +261,7 @@ class Executor:
         return args
 
     async def _call(self, run: RunRecord, ps: PlanStep, step: StepRun, args: dict[str, Any],
-                    outputs: dict[StepId, Any], target: Target) -> None:
+                    outputs: dict[StepId, Any], target: Target) -> StepChange:
         """Call a started step's tool: retries, timeout, output contract, breakpoint."""
         tool = self.kn.tools[ps.tool_name]
         pii = frozenset(tool.pii)
@@ -277,27 +282,24 @@ class Executor:
                 self.store.add_event(run.run_id, "attempt_failed", ps.step_id,
                                      {"attempt": step.attempts, "code": exc.code, "message": exc.message})
                 if not exc.retryable:
-                    return await self._end(run, step, "failed", error=info)
+                    return self._ended(step, "failed", error=info)
                 if attempt == self.policy.max_attempts:
-                    return await self._end(run, step, "paused", error=info)  # the breakpoint
+                    return self._ended(step, "paused", error=info)  # the breakpoint
                 step.error = info
                 self.store.update_step(run.run_id, step)
                 await asyncio.sleep(self.policy.backoff(attempt))
                 continue
             outputs[ps.step_id] = output
             step.output = redact(output, pii)
-            return await self._end(run, step, "succeeded", var=output)
+            return self._ended(step, "succeeded", var=output)
+        raise InternalError(f"max_attempts must be at least 1, not {self.policy.max_attempts}")
 
-    async def _end(self, run: RunRecord, step: StepRun, status: Any, *, error: ErrorInfo | None = None,
-                   var: Any = None) -> None:
+    @staticmethod
+    def _ended(step: StepRun, status: Any, *, error: ErrorInfo | None = None, var: Any = None) -> StepChange:
+        """A step's end, for the RunStore: written by the loop with whatever else changed at once."""
         step.status, step.error, step.ended_at = status, error, utcnow()
-        self.store.step_changed(run.run_id, step, f"step_{status}",
-                                {"attempts": step.attempts, "code": error.code if error else None},
-                                var=var, save=status == "succeeded")
-        await self._notify(run, step)
+        return StepChange(step, f"step_{status}", {"attempts": step.attempts, "code": error.code if error else None},
+                          var=var, save=status == "succeeded")
 
     def _finish(self, run: RunRecord) -> None:
-        self.store.update_run(run)
-        self.store.add_event(run.run_id, f"run_{run.status}", data={"error": run.error.code if run.error else None})
-        if run.status in ("succeeded", "failed", "aborted"):
-            self.store.clear_vars(run.run_id)
+        self.store.finish_run(run, clear_vars=run.status in ("succeeded", "failed", "aborted"))

@@ -13,6 +13,7 @@ import os
 import socket
 import sqlite3
 import threading
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -35,8 +36,9 @@ CREATE TABLE IF NOT EXISTS steps (
   run_id TEXT NOT NULL, position INTEGER NOT NULL, step_id TEXT NOT NULL, tool_name TEXT NOT NULL,
   status TEXT NOT NULL, attempts INTEGER NOT NULL, arguments_json TEXT, output_json TEXT, error_json TEXT,
   started_at TEXT, ended_at TEXT, skip_reason TEXT, PRIMARY KEY (run_id, step_id));
+-- events are never deleted, so a plain rowid key is monotonic (AUTOINCREMENT would cost a page per commit)
 CREATE TABLE IF NOT EXISTS events (
-  id INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL, at TEXT NOT NULL, kind TEXT NOT NULL,
+  id INTEGER PRIMARY KEY, run_id TEXT NOT NULL, at TEXT NOT NULL, kind TEXT NOT NULL,
   step_id TEXT, data_json TEXT);
 CREATE INDEX IF NOT EXISTS events_run ON events(run_id);
 CREATE TABLE IF NOT EXISTS requests (
@@ -54,7 +56,26 @@ CREATE TABLE IF NOT EXISTS vars (run_id TEXT NOT NULL, step_id TEXT NOT NULL, va
 
 IN_FLIGHT = ("pending", "running")
 INSERT_EVENT = "INSERT INTO events(run_id, at, kind, step_id, data_json) VALUES (?,?,?,?,?)"
+RUN_UPDATE = "UPDATE runs SET status=?, updated_at=?, attempts=?, latency_ms=?, error_json=?, owner=? WHERE run_id=?"
+STEP_UPDATE = ("UPDATE steps SET status=?, attempts=?, arguments_json=?, output_json=?, error_json=?, started_at=?,"
+               " ended_at=?, skip_reason=? WHERE run_id=? AND step_id=?")
+# The executor's hot path touches only what a start or an end changes.
+STEP_STARTED = ("UPDATE steps SET status=?, attempts=?, arguments_json=?, error_json=NULL, started_at=?"
+                " WHERE run_id=? AND step_id=?")
+STEP_ENDED = ("UPDATE steps SET status=?, attempts=?, output_json=?, error_json=?, ended_at=?, skip_reason=?"
+              " WHERE run_id=? AND step_id=?")
 OWNER = f"{socket.gethostname()}:{os.getpid()}"  # which process drives a run
+
+
+@dataclass
+class StepChange:
+    """One step's new state for the RunStore: the event kind, its data, and the raw output to keep."""
+
+    step: StepRun
+    kind: str
+    data: Any = None
+    var: Any = None
+    save: bool = False
 
 
 def _owner_alive(owner: str | None) -> bool:
@@ -114,16 +135,20 @@ class RunSummary(BaseModel):
     latency_ms: float | None
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, default=str)  # one encoder, not one per json.dumps call
+
+
 def _dump(value: Any) -> str | None:
     if value is None:
         return None
     if isinstance(value, BaseModel):
         return value.model_dump_json()
-    return json.dumps(value, ensure_ascii=False, default=str)
+    return _ENCODER.encode(value)
 
 
 def _sid(step_id: StepId) -> str:
-    return json.dumps(step_id)  # keeps int vs str across the round trip
+    # JSON keeps int vs str across the round trip; ints (nearly every step id) need no encoder
+    return str(step_id) if type(step_id) is int else json.dumps(step_id)
 
 
 class RunStore:
@@ -153,7 +178,9 @@ class RunStore:
 
     # ------------------------------------------------------------------ writes
 
-    def create_run(self, run: RunRecord) -> None:
+    def create_run(self, run: RunRecord, *, created: Any = None, keep: dict[StepId, Any] | None = None) -> None:
+        """A new run, its steps, its `created` event (data: `created`) and values a resume will need
+        (`keep`, as vars): one transaction."""
         r = run.request
         with self._lock, self._db:
             self._db.execute("BEGIN")
@@ -165,76 +192,96 @@ class RunStore:
                  r.channel, r.thread, r.surface, r.text, run.plan.rule, run.plan.tool, run.plan.environment, 0, None,
                  r.model_dump_json(exclude={"previous"}), run.plan.model_dump_json(), _dump(run.error), OWNER),
             )
-            for pos, step in enumerate(run.steps):
-                self._db.execute(
-                    "INSERT INTO steps VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                    (run.run_id, pos, _sid(step.step_id), step.tool_name, step.status, step.attempts,
-                     _dump(step.arguments), _dump(step.output), _dump(step.error), None, None, step.skip_reason),
-                )
+            self._db.executemany(
+                "INSERT INTO steps VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                [(run.run_id, pos, _sid(step.step_id), step.tool_name, step.status, step.attempts,
+                  _dump(step.arguments), _dump(step.output), _dump(step.error), None, None, step.skip_reason)
+                 for pos, step in enumerate(run.steps)],
+            )
+            self._db.execute(INSERT_EVENT, (run.run_id, run.created_at.isoformat(), "created", None, _dump(created)))
+            if keep:
+                self._db.executemany("INSERT OR REPLACE INTO vars VALUES (?,?,?)",
+                                     [(run.run_id, _sid(k), _dump(v) or "null") for k, v in keep.items()])
             self._db.execute("COMMIT")
 
-    def update_run(self, run: RunRecord) -> None:
+    def _run_row(self, run: RunRecord) -> tuple[Any, ...]:
         run.updated_at = utcnow()
         attempts = sum(s.attempts for s in run.steps)
-        self._write(  # whoever updates a run (a resume, too) now drives it
-            "UPDATE runs SET status=?, updated_at=?, attempts=?, latency_ms=?, error_json=?, owner=? WHERE run_id=?",
-            (run.status, run.updated_at.isoformat(), attempts, run.latency_ms, _dump(run.error), OWNER, run.run_id),
-        )
+        return (run.status, run.updated_at.isoformat(), attempts, run.latency_ms, _dump(run.error), OWNER, run.run_id)
+
+    def update_run(self, run: RunRecord) -> None:
+        self._write(RUN_UPDATE, self._run_row(run))  # whoever updates a run (a resume, too) now drives it
+
+    def finish_run(self, run: RunRecord, *, clear_vars: bool) -> None:
+        """A run's end state, its `run_<status>` event, and (when it is over for good) its vars gone:
+        one transaction."""
+        row = self._run_row(run)
+        event = (run.run_id, utcnow().isoformat(), f"run_{run.status}", None,
+                 _dump({"error": run.error.code if run.error else None}))
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                self._db.execute(RUN_UPDATE, row)
+                self._db.execute(INSERT_EVENT, event)
+                if clear_vars:
+                    self._db.execute("DELETE FROM vars WHERE run_id=?", (run.run_id,))
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
 
     @staticmethod
-    def _step_update(run_id: str, step: StepRun) -> tuple[str, tuple[Any, ...]]:
-        return (
-            "UPDATE steps SET status=?, attempts=?, arguments_json=?, output_json=?, error_json=?, started_at=?,"
-            " ended_at=?, skip_reason=? WHERE run_id=? AND step_id=?",
-            (step.status, step.attempts, _dump(step.arguments), _dump(step.output), _dump(step.error),
-             step.started_at.isoformat() if step.started_at else None,
-             step.ended_at.isoformat() if step.ended_at else None, step.skip_reason, run_id, _sid(step.step_id)),
-        )
+    def _step_row(run_id: str, step: StepRun) -> tuple[Any, ...]:
+        return (step.status, step.attempts, _dump(step.arguments), _dump(step.output), _dump(step.error),
+                step.started_at.isoformat() if step.started_at else None,
+                step.ended_at.isoformat() if step.ended_at else None, step.skip_reason, run_id, _sid(step.step_id))
 
     def update_step(self, run_id: str, step: StepRun) -> None:
-        self._write(*self._step_update(run_id, step))
+        self._write(STEP_UPDATE, self._step_row(run_id, step))
+
+    def steps_changed(self, run_id: str, changes: list[StepChange]) -> None:
+        """Steps' new states, their events and (on success) raw outputs for later steps: one
+        transaction. The executor writes what ended, was skipped and is about to start together,
+        so a layer of the DAG costs one commit, still before any dependent call begins."""
+        now = utcnow().isoformat()
+        started, ended, events, saved = [], [], [], []
+        for c in changes:
+            step, sid = c.step, _sid(c.step.step_id)
+            if c.kind == "step_started":
+                args = _dump(step.arguments)
+                started.append((step.status, step.attempts, args, step.started_at.isoformat() if step.started_at else None,
+                                run_id, sid))
+                data = '{"arguments": %s}' % (args or "null")  # the same JSON, not encoded twice
+            else:
+                output = _dump(step.output)
+                ended.append((step.status, step.attempts, output, _dump(step.error),
+                              step.ended_at.isoformat() if step.ended_at else None, step.skip_reason, run_id, sid))
+                data = _dump(c.data)
+                if c.save:  # the raw output; when nothing was redacted it is the stored output itself
+                    saved.append((run_id, sid, output if c.var is step.output else _dump(c.var) or "null"))
+            events.append((run_id, now, c.kind, sid, data))
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                if ended:
+                    self._db.executemany(STEP_ENDED, ended)
+                if started:
+                    self._db.executemany(STEP_STARTED, started)
+                self._db.executemany(INSERT_EVENT, events)
+                if saved:
+                    self._db.executemany("INSERT OR REPLACE INTO vars VALUES (?,?,?)", saved)
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
 
     def step_changed(self, run_id: str, step: StepRun, kind: str, data: Any = None, *, var: Any = None,
                      save: bool = False) -> None:
-        """A step's new state, its event and (on success) its raw output for later steps: one transaction."""
-        with self._lock:
-            self._db.execute("BEGIN")
-            try:
-                self._db.execute(*self._step_update(run_id, step))
-                self._db.execute(INSERT_EVENT,
-                                 (run_id, utcnow().isoformat(), kind, _sid(step.step_id), _dump(data)))
-                if save:
-                    self._db.execute("INSERT OR REPLACE INTO vars VALUES (?,?,?)",
-                                     (run_id, _sid(step.step_id), _dump(var) or "null"))
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-
-    def steps_started(self, run_id: str, started: list[tuple[StepRun, Any]]) -> None:
-        """Several steps starting together: their states and `step_started` events, one transaction."""
-        now = utcnow().isoformat()
-        with self._lock:
-            self._db.execute("BEGIN")
-            try:
-                for step, data in started:
-                    self._db.execute(*self._step_update(run_id, step))
-                    self._db.execute(INSERT_EVENT,
-                                     (run_id, now, "step_started", _sid(step.step_id), _dump(data)))
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+        self.steps_changed(run_id, [StepChange(step, kind, data, var, save)])
 
     def add_event(self, run_id: str, kind: str, step_id: StepId | None = None, data: Any = None) -> None:
         self._write(INSERT_EVENT,
                     (run_id, utcnow().isoformat(), kind, _sid(step_id) if step_id is not None else None, _dump(data)))
-
-    def save_var(self, run_id: str, step_id: StepId, value: Any) -> None:
-        self._write("INSERT OR REPLACE INTO vars VALUES (?,?,?)", (run_id, _sid(step_id), _dump(value) or "null"))
-
-    def clear_vars(self, run_id: str) -> None:
-        self._write("DELETE FROM vars WHERE run_id=?", (run_id,))
 
     # ------------------------------------------------------------------ reads
 
