@@ -1,6 +1,11 @@
 """Stories benchmark: all shop stories live (the assistant with the rule planner and its index,
-real tools) vs replayed from fixtures (no planner, no LLM). Warm: each mode runs once before it
-is timed. Not a test: machines are noisy.
+real tools) vs replayed from fixtures (no planner, no LLM). Two views:
+
+1. in one process, warm (each mode runs once before it is timed): the stories alone;
+2. the CLI as CI runs it, `datasmith stories record` vs `datasmith stories replay`, each a fresh
+   process with a fresh DATASMITH_HOME (so live builds its index; both start the sandbox).
+
+Not a test: machines are noisy.
 
     python benchmarks/bench_stories.py
 """
@@ -9,6 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -58,6 +65,25 @@ def main() -> None:
     print(f"live (rule planner + index + tools):   {live_s:.2f} s  ({live_s / n * 1000:.0f} ms a story)")
     print(f"replay (fixtures, no planner, no LLM): {replay_s:.2f} s  ({replay_s / n * 1000:.0f} ms a story)")
     print(f"replay takes {replay_s / live_s:.2f} of live's time ({live_s / replay_s:.1f}x faster; bar: 10x)")
+    bench_cli()
+
+
+def cli_seconds(mode: str, fixtures: Path) -> float:
+    home = Path(tempfile.mkdtemp(prefix=f"datasmith-bench-{mode}-"))
+    env = {**os.environ, "DATASMITH_HOME": str(home), "SHOP_SANDBOX_PORT": str(free_port())}
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "core.cli", "stories", mode, "--knowledge", str(BUNDLED_KNOWLEDGE / "shop"),
+                    "--fixtures", str(fixtures)], cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def bench_cli() -> None:
+    fixtures = Path(tempfile.mkdtemp(prefix="datasmith-bench-fixtures-")) / "fixtures"
+    shutil.copytree(ROOT / "tests" / "fixtures", fixtures)  # record rewrites fixtures: never the repo's
+    live_s, replay_s = cli_seconds("record", fixtures), cli_seconds("replay", fixtures)
+    print("the CLI as CI runs it (fresh process, fresh home: live builds its index; both start the sandbox):")
+    print(f"  datasmith stories record {live_s:.1f} s   datasmith stories replay {replay_s:.1f} s   "
+          f"({live_s / replay_s:.1f}x faster)")
 
 
 if __name__ == "__main__":

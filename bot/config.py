@@ -18,6 +18,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from core.errors import InputError
 from core.models import Scope
+from core.yaml_text import load_yaml
 
 
 class ChannelAccess(BaseModel):
@@ -57,7 +58,7 @@ def load_bot_config(path: Path | None) -> BotConfig:
     if path is None:
         return BotConfig()
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data = load_yaml(path.read_text(encoding="utf-8")) or {}
         return BotConfig.model_validate(data)
     except OSError as exc:
         raise InputError(f"cannot read bot config {path}: {exc.strerror}") from exc

@@ -13,16 +13,18 @@ import logging
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core import render
-from core.assistant import Assistant
 from core.errors import DatasmithError, InputError
 from core.evaluation import evaluate, load_cases
 from core.models import Request, RunRecord, StepRun
 from core.output_contract import checked
 from core.settings import Settings
 from core.stories import cli as stories_cli
+
+if TYPE_CHECKING:  # the assistant imports LanceDB and the embedder: only commands that plan pay for it
+    from core.assistant import Assistant
 
 
 def _common(parser: argparse.ArgumentParser, *, nested: bool = False) -> None:
@@ -243,6 +245,8 @@ def main(argv: list[str] | None = None) -> int:
             return stories_cli.run(args, settings)
         if args.command == "contracts":
             return cmd_contracts(args, settings)
+        from core.assistant import Assistant
+
         assistant = Assistant.from_settings(settings, with_index=True)
         try:
             {"plan": cmd_plan_or_ask, "ask": cmd_plan_or_ask, "eval": cmd_eval, "runs": cmd_runs}[args.command](

@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from core.errors import InputError
 from core.models import Plan, StepRef
+from core.yaml_text import load_yaml
 
 
 class Expect(BaseModel):
@@ -58,7 +59,7 @@ class EvalReport(BaseModel):
 
 def load_cases(path: Path) -> list[Case]:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = load_yaml(path.read_text(encoding="utf-8"))
         if not isinstance(data, list):
             raise InputError(f"{path}: a case file is a YAML list of {{query, expect}}")
         return [Case.model_validate(c) for c in data]

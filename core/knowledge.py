@@ -23,6 +23,7 @@ from pydantic import BaseModel, ValidationError
 from core.contracts import parameters_schema
 from core.errors import PackError
 from core.models import EnvironmentSpec, PackSpec, RuleSpec, StepId, ToolSpec
+from core.yaml_text import load_yaml
 
 ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
@@ -95,7 +96,7 @@ def _read_yaml(path: Path, digest: Any) -> Any:
     raw = path.read_bytes()
     digest.update(str(path.name).encode() + b"\0" + raw)
     try:
-        return yaml.safe_load(raw.decode("utf-8"))
+        return load_yaml(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise PackError(f"not UTF-8 text ({exc.reason})", file=str(path)) from exc
     except yaml.YAMLError as exc:

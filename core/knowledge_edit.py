@@ -19,6 +19,7 @@ import yaml
 
 from core.errors import DatasmithError
 from core.knowledge import Knowledge, load_knowledge
+from core.yaml_text import load_yaml
 
 Kind = Literal["tool", "rule"]
 KEY = {"tool": "tool_name", "rule": "rule_name"}
@@ -53,7 +54,7 @@ def item_yaml(knowledge: Knowledge, kind: Kind, name: str) -> str:
     lines = text.splitlines(keepends=True)
     span = _span(lines, KEY[kind], name)
     if span is None:  # a file holding just this item as a mapping
-        data = yaml.safe_load(text)
+        data = load_yaml(text)
         if isinstance(data, dict):
             return text
         return yaml.safe_dump(item.model_dump(exclude_defaults=True), allow_unicode=True, sort_keys=False)
@@ -71,7 +72,7 @@ def _edited_file(path: Path, kind: Kind, name: str, new_text: str) -> str:
     lines = text.splitlines(keepends=True)
     span = _span(lines, KEY[kind], name)
     if span is None:
-        if isinstance(yaml.safe_load(text), dict):
+        if isinstance(load_yaml(text), dict):
             return new_text if new_text.endswith("\n") else new_text + "\n"
         raise DatasmithError(f"{name} not found as a list item in {path}", code="DS-201")
     return "".join(lines[:span[0]]) + _as_list_item(new_text) + "".join(lines[span[1]:])
@@ -81,7 +82,7 @@ def apply_edit(paths: list[Path], knowledge: Knowledge, kind: Kind, name: str, n
                write: bool = True) -> EditResult:
     """Validate `new_text` as the new YAML of `name`; write it when valid (and `write`)."""
     try:
-        data = yaml.safe_load(new_text)
+        data = load_yaml(new_text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""

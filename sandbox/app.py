@@ -10,13 +10,15 @@ from __future__ import annotations
 import asyncio
 import re
 import sqlite3
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from fastapi import Depends, FastAPI, HTTPException, Request, Response
+from fastapi import Depends, FastAPI, HTTPException
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from sandbox.lifecycle import LABELS_ZH, TransitionError, next_status
 from sandbox.store import ENVIRONMENTS, ShopStore, next_id, now_iso, row_dict
@@ -26,7 +28,7 @@ TAX_RATE = {"DDP": 0.10, "DDU": 0.0}
 ItemType = Literal["pop", "choice", "local"]
 
 
-def env_param(env: str) -> str:
+async def env_param(env: str) -> str:  # async: a sync dependency costs a thread hop per request
     if env not in ENVIRONMENTS:
         raise HTTPException(404, f"unknown environment {env!r}; use one of {', '.join(ENVIRONMENTS)}")
     return env
@@ -105,36 +107,55 @@ class FaultIn(BaseModel):
     delay_ms: int = Field(default=0, ge=0)
 
 
+class FaultInjector:
+    """Injected faults (tests of retries and breakpoints): a plain ASGI middleware, which costs
+    nothing when no fault is set (Starlette's @app.middleware costs ~1 ms a request)."""
+
+    def __init__(self, app: ASGIApp, faults: list[dict[str, Any]]) -> None:
+        self.app = app
+        self.faults = faults
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            for fault in self.faults:
+                if fault["times"] > 0 and fault["method"] in ("*", scope["method"]) and \
+                        re.search(fault["path"], scope["path"]):
+                    fault["times"] -= 1
+                    if fault["delay_ms"]:
+                        await asyncio.sleep(fault["delay_ms"] / 1000)
+                    if fault["status"] != 200:
+                        response = JSONResponse({"detail": f"injected fault {fault['status']}"},
+                                                status_code=fault["status"])
+                        return await response(scope, receive, send)
+        await self.app(scope, receive, send)
+
+
 def create_app(data_dir: Path) -> FastAPI:
     """The sandbox app over SQLite files in `data_dir`."""
-    app = FastAPI(title="datasmith sandbox shop", version="1.0")
     store = ShopStore(data_dir)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        store.close()
+
+    app = FastAPI(title="datasmith sandbox shop", version="1.0", lifespan=lifespan)
     faults: list[dict[str, Any]] = []
     app.state.store = store
 
-    @app.middleware("http")
-    async def inject_faults(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        for fault in faults:
-            if fault["times"] > 0 and fault["method"] in ("*", request.method) and \
-                    re.search(fault["path"], request.url.path):
-                fault["times"] -= 1
-                if fault["delay_ms"]:
-                    await asyncio.sleep(fault["delay_ms"] / 1000)
-                if fault["status"] != 200:
-                    return JSONResponse({"detail": f"injected fault {fault['status']}"}, status_code=fault["status"])
-        return await call_next(request)
+    app.add_middleware(FaultInjector, faults=faults)
 
     @app.get("/health")
-    def health() -> dict[str, Any]:
+    async def health() -> dict[str, Any]:
         return {"status": "ok", "environments": list(ENVIRONMENTS)}
 
     @app.post("/_faults")
-    def add_fault(fault: FaultIn) -> dict[str, Any]:
+    async def add_fault(fault: FaultIn) -> dict[str, Any]:
         faults.append(fault.model_dump())
         return {"faults": len(faults)}
 
     @app.delete("/_faults")
-    def clear_faults() -> dict[str, Any]:
+    async def clear_faults() -> dict[str, Any]:
         faults.clear()
         return {"faults": 0}
 
@@ -158,12 +179,12 @@ def _one(db: sqlite3.Connection, table: str, key: str, value: str, what: str) ->
 
 def _register_catalog(app: FastAPI, store: ShopStore) -> None:  # noqa: C901 - a route table
     @app.post("/{env}/reset")
-    def reset(env: Env) -> dict[str, Any]:
+    async def reset(env: Env) -> dict[str, Any]:
         store.reset(env)
         return {"environment": env, "reset": True}
 
     @app.post("/{env}/_sql")
-    def run_sql(env: Env, body: SqlIn) -> dict[str, Any]:
+    async def run_sql(env: Env, body: SqlIn) -> dict[str, Any]:
         """Test hook (stories): a script seeds data, a query reads it back for assertions."""
         with store.tx(env) as db:
             try:
@@ -176,19 +197,19 @@ def _register_catalog(app: FastAPI, store: ShopStore) -> None:  # noqa: C901 - a
             return {"rows": [row_dict(r) for r in rows]}
 
     @app.post("/{env}/sellers", status_code=201)
-    def create_seller(env: Env, body: SellerIn) -> dict[str, Any]:
+    async def create_seller(env: Env, body: SellerIn) -> dict[str, Any]:
         with store.tx(env) as db:
             sid = next_id(db, "S", 2000, "sellers", "seller_id")
             db.execute("INSERT INTO sellers VALUES (?, ?, ?, ?)", (sid, body.name, body.country, now_iso()))
             return _one(db, "sellers", "seller_id", sid, "seller")
 
     @app.get("/{env}/sellers/{seller_id}")
-    def get_seller(env: Env, seller_id: str) -> dict[str, Any]:
+    async def get_seller(env: Env, seller_id: str) -> dict[str, Any]:
         with store.tx(env) as db:
             return _one(db, "sellers", "seller_id", seller_id, "seller")
 
     @app.post("/{env}/items", status_code=201)
-    def create_item(env: Env, body: ItemIn) -> dict[str, Any]:
+    async def create_item(env: Env, body: ItemIn) -> dict[str, Any]:
         with store.tx(env) as db:
             seller = _one(db, "sellers", "seller_id", body.seller_id, "seller")
             iid = body.item_id or next_id(db, "", 800000, "items", "item_id")
@@ -200,7 +221,7 @@ def _register_catalog(app: FastAPI, store: ShopStore) -> None:  # noqa: C901 - a
             return _one(db, "items", "item_id", iid, "item")
 
     @app.get("/{env}/items")
-    def list_items(env: Env, item_type: ItemType | None = None, limit: int = 50) -> dict[str, Any]:
+    async def list_items(env: Env, item_type: ItemType | None = None, limit: int = 50) -> dict[str, Any]:
         with store.tx(env) as db:
             sql, args = "SELECT * FROM items", []
             if item_type:
@@ -209,14 +230,14 @@ def _register_catalog(app: FastAPI, store: ShopStore) -> None:  # noqa: C901 - a
             return {"items": [dict(r) for r in rows], "count": len(rows)}
 
     @app.get("/{env}/items/{item_id}")
-    def get_item(env: Env, item_id: str) -> dict[str, Any]:
+    async def get_item(env: Env, item_id: str) -> dict[str, Any]:
         with store.tx(env) as db:
             item = _one(db, "items", "item_id", item_id, "item")
             sub = db.execute("SELECT * FROM subsidies WHERE item_id = ? AND status = 'active'", (item_id,)).fetchone()
             return {**item, "subsidy": row_dict(sub)}
 
     @app.post("/{env}/items/{item_id}/stock")
-    def set_stock(env: Env, item_id: str, body: dict[str, int]) -> dict[str, Any]:
+    async def set_stock(env: Env, item_id: str, body: dict[str, int]) -> dict[str, Any]:
         stock = body.get("stock")
         if stock is None or stock < 0:
             raise HTTPException(422, "stock must be a non-negative integer")
@@ -226,7 +247,7 @@ def _register_catalog(app: FastAPI, store: ShopStore) -> None:  # noqa: C901 - a
             return _one(db, "items", "item_id", item_id, "item")
 
     @app.post("/{env}/buyers", status_code=201)
-    def create_buyer(env: Env, body: BuyerIn) -> dict[str, Any]:
+    async def create_buyer(env: Env, body: BuyerIn) -> dict[str, Any]:
         with store.tx(env) as db:
             bid = next_id(db, "B", 5000, "buyers", "buyer_id")
             db.execute("INSERT INTO buyers VALUES (?, ?, ?, ?, 'USD', ?, ?)",
@@ -234,14 +255,14 @@ def _register_catalog(app: FastAPI, store: ShopStore) -> None:  # noqa: C901 - a
             return _one(db, "buyers", "buyer_id", bid, "buyer")
 
     @app.get("/{env}/buyers/{buyer_id}")
-    def get_buyer(env: Env, buyer_id: str) -> dict[str, Any]:
+    async def get_buyer(env: Env, buyer_id: str) -> dict[str, Any]:
         with store.tx(env) as db:
             buyer = _one(db, "buyers", "buyer_id", buyer_id, "buyer")
             addrs = db.execute("SELECT * FROM addresses WHERE buyer_id = ?", (buyer_id,)).fetchall()
             return {**buyer, "addresses": [dict(a) for a in addrs]}
 
     @app.post("/{env}/buyers/{buyer_id}/addresses", status_code=201)
-    def add_address(env: Env, buyer_id: str, body: AddressIn) -> dict[str, Any]:
+    async def add_address(env: Env, buyer_id: str, body: AddressIn) -> dict[str, Any]:
         with store.tx(env) as db:
             _one(db, "buyers", "buyer_id", buyer_id, "buyer")
             aid = next_id(db, "A", 9000, "addresses", "address_id")
@@ -250,7 +271,7 @@ def _register_catalog(app: FastAPI, store: ShopStore) -> None:  # noqa: C901 - a
             return _one(db, "addresses", "address_id", aid, "address")
 
     @app.post("/{env}/buyers/{buyer_id}/balance")
-    def top_up(env: Env, buyer_id: str, body: dict[str, float]) -> dict[str, Any]:
+    async def top_up(env: Env, buyer_id: str, body: dict[str, float]) -> dict[str, Any]:
         amount = body.get("amount")
         if amount is None or amount <= 0:
             raise HTTPException(422, "amount must be a positive number")
@@ -260,7 +281,7 @@ def _register_catalog(app: FastAPI, store: ShopStore) -> None:  # noqa: C901 - a
             return _one(db, "buyers", "buyer_id", buyer_id, "buyer")
 
     @app.post("/{env}/coupons", status_code=201)
-    def create_coupon(env: Env, body: CouponIn) -> dict[str, Any]:
+    async def create_coupon(env: Env, body: CouponIn) -> dict[str, Any]:
         with store.tx(env) as db:
             cid = next_id(db, "C", 7000, "coupons", "coupon_id")
             db.execute("INSERT INTO coupons VALUES (?, ?, ?, ?, 'USD', 'available', ?)",
@@ -268,12 +289,12 @@ def _register_catalog(app: FastAPI, store: ShopStore) -> None:  # noqa: C901 - a
             return _one(db, "coupons", "coupon_id", cid, "coupon")
 
     @app.get("/{env}/coupons/{coupon_id}")
-    def get_coupon(env: Env, coupon_id: str) -> dict[str, Any]:
+    async def get_coupon(env: Env, coupon_id: str) -> dict[str, Any]:
         with store.tx(env) as db:
             return _one(db, "coupons", "coupon_id", coupon_id, "coupon")
 
     @app.post("/{env}/subsidies", status_code=201)
-    def create_subsidy(env: Env, body: SubsidyIn) -> dict[str, Any]:
+    async def create_subsidy(env: Env, body: SubsidyIn) -> dict[str, Any]:
         with store.tx(env) as db:
             item = _one(db, "items", "item_id", body.item_id, "item")
             if item["item_type"] != "pop":
@@ -289,13 +310,13 @@ def _register_catalog(app: FastAPI, store: ShopStore) -> None:  # noqa: C901 - a
             return _one(db, "subsidies", "subsidy_id", sid, "subsidy")
 
     @app.post("/{env}/tax/quote")
-    def tax_quote(env: Env, body: TaxQuoteIn) -> dict[str, Any]:
+    async def tax_quote(env: Env, body: TaxQuoteIn) -> dict[str, Any]:
         rate = TAX_RATE[body.tax_mode]
         return {"country": body.country.upper(), "tax_mode": body.tax_mode, "rate": rate,
                 "amount": body.amount, "tax": round(body.amount * rate, 2)}
 
     @app.get("/{env}/exchange-rates/{currency}")
-    def exchange_rate(env: Env, currency: str) -> dict[str, Any]:
+    async def exchange_rate(env: Env, currency: str) -> dict[str, Any]:
         code = currency.upper()
         if code not in RATES:
             raise HTTPException(404, f"no rate for {code}; known: {', '.join(RATES)}")
@@ -337,7 +358,7 @@ def _price_order(db: sqlite3.Connection, body: OrderIn, item: dict[str, Any]) ->
 
 def _register_orders(app: FastAPI, store: ShopStore) -> None:  # noqa: C901 - a route table
     @app.post("/{env}/orders", status_code=201)
-    def create_order(env: Env, body: OrderIn) -> dict[str, Any]:
+    async def create_order(env: Env, body: OrderIn) -> dict[str, Any]:
         with store.tx(env) as db:
             item = _one(db, "items", "item_id", body.item_id, "item")
             buyer = _one(db, "buyers", "buyer_id", body.buyer_id, "buyer")
@@ -366,7 +387,7 @@ def _register_orders(app: FastAPI, store: ShopStore) -> None:  # noqa: C901 - a 
             return _order_view(_one(db, "orders", "order_id", oid, "order"))
 
     @app.get("/{env}/orders")
-    def list_orders(env: Env, buyer_id: str | None = None, status: str | None = None,
+    async def list_orders(env: Env, buyer_id: str | None = None, status: str | None = None,
                     limit: int = 50) -> dict[str, Any]:
         clauses, args = [], []
         for col, val in (("buyer_id", buyer_id), ("status", status)):
@@ -379,12 +400,12 @@ def _register_orders(app: FastAPI, store: ShopStore) -> None:  # noqa: C901 - a 
             return {"orders": [_order_view(dict(r)) for r in rows], "count": len(rows)}
 
     @app.get("/{env}/orders/{order_id}")
-    def get_order(env: Env, order_id: str) -> dict[str, Any]:
+    async def get_order(env: Env, order_id: str) -> dict[str, Any]:
         with store.tx(env) as db:
             return _order_view(_one(db, "orders", "order_id", order_id, "order"))
 
     @app.get("/{env}/orders/{order_id}/events")
-    def order_events(env: Env, order_id: str) -> dict[str, Any]:
+    async def order_events(env: Env, order_id: str) -> dict[str, Any]:
         with store.tx(env) as db:
             _one(db, "orders", "order_id", order_id, "order")
             rows = db.execute("SELECT action, from_status, to_status, at FROM order_events WHERE order_id = ?"
@@ -392,7 +413,7 @@ def _register_orders(app: FastAPI, store: ShopStore) -> None:  # noqa: C901 - a 
             return {"order_id": order_id, "events": [dict(r) for r in rows]}
 
     @app.get("/{env}/orders/{order_id}/logistics")
-    def logistics(env: Env, order_id: str) -> dict[str, Any]:
+    async def logistics(env: Env, order_id: str) -> dict[str, Any]:
         with store.tx(env) as db:
             o = _one(db, "orders", "order_id", order_id, "order")
             return {"order_id": order_id, "channel": o["logistics_channel"], "logistics_no": o["logistics_no"],
@@ -418,7 +439,7 @@ def _register_orders(app: FastAPI, store: ShopStore) -> None:  # noqa: C901 - a 
             return _order_view(_one(db, "orders", "order_id", order_id, "order"))
 
     @app.post("/{env}/orders/{order_id}/coupon")
-    def apply_coupon(env: Env, order_id: str, body: CouponApplyIn) -> dict[str, Any]:
+    async def apply_coupon(env: Env, order_id: str, body: CouponApplyIn) -> dict[str, Any]:
         with store.tx(env) as db:
             order = _one(db, "orders", "order_id", order_id, "order")
             if order["status"] != "created":
@@ -437,58 +458,58 @@ def _register_orders(app: FastAPI, store: ShopStore) -> None:  # noqa: C901 - a 
             return _order_view(_one(db, "orders", "order_id", order_id, "order"))
 
     @app.post("/{env}/orders/{order_id}/pay")
-    def pay(env: Env, order_id: str) -> dict[str, Any]:
+    async def pay(env: Env, order_id: str) -> dict[str, Any]:
         return act(env, order_id, "pay")
 
     @app.post("/{env}/orders/{order_id}/ship")
-    def ship(env: Env, order_id: str) -> dict[str, Any]:
+    async def ship(env: Env, order_id: str) -> dict[str, Any]:
         return act(env, order_id, "ship", fields={"logistics_no": f"LP{order_id[1:]}"})
 
     @app.post("/{env}/orders/{order_id}/confirm-receipt")
-    def confirm_receipt(env: Env, order_id: str) -> dict[str, Any]:
+    async def confirm_receipt(env: Env, order_id: str) -> dict[str, Any]:
         return act(env, order_id, "confirm_receipt")
 
     @app.post("/{env}/orders/{order_id}/review")
-    def review(env: Env, order_id: str, body: dict[str, Any]) -> dict[str, Any]:
+    async def review(env: Env, order_id: str, body: dict[str, Any]) -> dict[str, Any]:
         rating = body.get("rating", 5)
         if not isinstance(rating, int) or not 1 <= rating <= 5:
             raise HTTPException(422, "rating must be an integer from 1 to 5")
         return act(env, order_id, "review", fields={"rating": rating, "review": str(body.get("content", ""))})
 
     @app.post("/{env}/orders/{order_id}/cancel")
-    def cancel(env: Env, order_id: str) -> dict[str, Any]:
+    async def cancel(env: Env, order_id: str) -> dict[str, Any]:
         return act(env, order_id, "cancel")
 
     @app.post("/{env}/orders/{order_id}/refund")
-    def apply_refund(env: Env, order_id: str, body: dict[str, Any]) -> dict[str, Any]:
+    async def apply_refund(env: Env, order_id: str, body: dict[str, Any]) -> dict[str, Any]:
         return act(env, order_id, "apply_refund", fields={"refund_reason": str(body.get("reason", "不想要了"))})
 
     @app.post("/{env}/orders/{order_id}/refund/approve")
-    def approve_refund(env: Env, order_id: str) -> dict[str, Any]:
+    async def approve_refund(env: Env, order_id: str) -> dict[str, Any]:
         return act(env, order_id, "approve_refund")
 
     @app.post("/{env}/orders/{order_id}/refund/reject")
-    def reject_refund(env: Env, order_id: str) -> dict[str, Any]:
+    async def reject_refund(env: Env, order_id: str) -> dict[str, Any]:
         return act(env, order_id, "reject_refund")
 
     @app.post("/{env}/orders/{order_id}/return-refund")
-    def apply_return_refund(env: Env, order_id: str, body: dict[str, Any]) -> dict[str, Any]:
+    async def apply_return_refund(env: Env, order_id: str, body: dict[str, Any]) -> dict[str, Any]:
         return act(env, order_id, "apply_return_refund", fields={"refund_reason": str(body.get("reason", "质量问题"))})
 
     @app.post("/{env}/orders/{order_id}/return/approve")
-    def approve_return(env: Env, order_id: str) -> dict[str, Any]:
+    async def approve_return(env: Env, order_id: str) -> dict[str, Any]:
         return act(env, order_id, "approve_return")
 
     @app.post("/{env}/orders/{order_id}/return/goods")
-    def return_goods(env: Env, order_id: str) -> dict[str, Any]:
+    async def return_goods(env: Env, order_id: str) -> dict[str, Any]:
         return act(env, order_id, "return_goods", fields={"return_logistics_no": f"RL{order_id[1:]}"})
 
     @app.post("/{env}/orders/{order_id}/dispute")
-    def open_dispute(env: Env, order_id: str, body: dict[str, Any]) -> dict[str, Any]:
+    async def open_dispute(env: Env, order_id: str, body: dict[str, Any]) -> dict[str, Any]:
         return act(env, order_id, "open_dispute", fields={"dispute_reason": str(body.get("reason", "商家未处理"))})
 
     @app.post("/{env}/orders/{order_id}/dispute/resolve")
-    def resolve_dispute(env: Env, order_id: str, body: dict[str, Any]) -> dict[str, Any]:
+    async def resolve_dispute(env: Env, order_id: str, body: dict[str, Any]) -> dict[str, Any]:
         return act(env, order_id, "resolve_dispute", verdict=body.get("verdict"))
 
 

@@ -76,6 +76,7 @@ class ShopStore:
         self.data_dir = Path(data_dir)
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self._locks = {env: threading.Lock() for env in ENVIRONMENTS}
+        self._connections: dict[str, sqlite3.Connection] = {}
         for env in ENVIRONMENTS:
             with self.tx(env) as db:
                 db.executescript(SCHEMA)
@@ -86,9 +87,16 @@ class ShopStore:
         return self.data_dir / f"{env}.sqlite3"
 
     def _connect(self, env: str) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path(env), timeout=10)
+        # One connection per environment, kept: opening one (and setting WAL) per request cost
+        # more than the request. Used under the environment's lock only.
+        if (db := self._connections.get(env)) is not None:
+            return db
+        db = sqlite3.connect(self.path(env), timeout=10, check_same_thread=False)
+        self._connections[env] = db
         db.row_factory = sqlite3.Row
         db.execute("PRAGMA journal_mode=WAL")
+        # WAL + NORMAL: a commit survives the sandbox process dying; no fsync per request
+        db.execute("PRAGMA synchronous=NORMAL")
         db.execute("PRAGMA foreign_keys=ON")
         return db
 
@@ -97,11 +105,14 @@ class ShopStore:
         """A write transaction on one environment: committed on success, rolled back on error."""
         with self._locks[env]:
             db = self._connect(env)
-            try:
-                with db:
-                    yield db
-            finally:
+            with db:
+                yield db
+
+    def close(self) -> None:
+        for env, db in list(self._connections.items()):
+            with self._locks[env]:
                 db.close()
+        self._connections.clear()
 
     def reset(self, env: str) -> None:
         with self.tx(env) as db:

@@ -7,7 +7,6 @@ import asyncio
 import sys
 from pathlib import Path
 
-from core.assistant import Assistant
 from core.knowledge import load_knowledge
 from core.settings import Settings
 from core.stories.export import export_run
@@ -42,6 +41,8 @@ def print_result(r: StoryResult) -> None:
 def run(args: argparse.Namespace, settings: Settings) -> int:
     knowledge = load_knowledge(settings.knowledge)
     if args.stories_command == "export":
+        from core.assistant import Assistant
+
         assistant = Assistant(settings, knowledge)
         try:
             story_file, fixture = export_run(assistant, args.run_id, args.out, args.fixtures)
@@ -54,7 +55,11 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if not chosen:
         print("no stories: write some in <pack>/stories/*.yaml (README, 'Stories')", file=sys.stderr)
         return 1
-    assistant = Assistant.from_settings(settings) if args.stories_command == "record" else None
+    assistant = None
+    if args.stories_command == "record":  # replay never plans: no index, no embedder, no LLM client
+        from core.assistant import Assistant
+
+        assistant = Assistant.from_settings(settings)
     runner = StoryRunner(knowledge, settings, stories, args.fixtures, assistant=assistant)
 
     async def go() -> list[StoryResult]:

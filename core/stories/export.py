@@ -5,12 +5,16 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import yaml
 
-from core.assistant import Assistant
 from core.stories.models import Fixture, RecordedStep, Story, StoryStep, ToolCallExpect
 from core.stories.runner import calls_of, response_text
+from core.yaml_text import load_yaml
+
+if TYPE_CHECKING:
+    from core.assistant import Assistant
 
 
 def export_run(assistant: Assistant, run_id: str, out: Path | None, fixtures_dir: Path) -> tuple[Path, Path]:
@@ -24,7 +28,7 @@ def export_run(assistant: Assistant, run_id: str, out: Path | None, fixtures_dir
     story.pack = pack
     story_file = out or Path(assistant.knowledge.packs[pack].path) / "stories" / "exported.yaml"
     story_file.parent.mkdir(parents=True, exist_ok=True)
-    existing = yaml.safe_load(story_file.read_text(encoding="utf-8")) if story_file.exists() else []
+    existing = load_yaml(story_file.read_text(encoding="utf-8")) if story_file.exists() else []
     existing = [s for s in (existing or []) if s.get("id") != story.id]
     data = story.model_dump(mode="json", exclude_defaults=True)
     story_file.write_text(yaml.safe_dump([*existing, data], allow_unicode=True, sort_keys=False), encoding="utf-8")

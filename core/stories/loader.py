@@ -10,11 +10,12 @@ from pydantic import ValidationError
 from core.errors import PackError
 from core.knowledge import Knowledge
 from core.stories.models import Story
+from core.yaml_text import load_yaml
 
 
 def load_story_file(path: Path, pack: str) -> list[Story]:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = load_yaml(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
         raise PackError(f"not valid YAML: {exc}", file=str(path)) from exc
     out = []

@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 
-from core.assistant import Assistant
 from core.knowledge import load_knowledge
 from core.settings import Settings
 from core.stories.loader import load_stories
@@ -54,7 +53,11 @@ def runner_for(config: pytest.Config, pack_dir: Path) -> StoryRunner:
         settings = Settings().with_overrides(knowledge=[pack_dir])
         knowledge = load_knowledge([pack_dir])
         live = config.getoption("--stories-live")
-        assistant = Assistant.from_settings(settings) if live else None
+        assistant = None
+        if live:  # imported here: a plain pytest run in any project pays nothing for the assistant
+            from core.assistant import Assistant
+
+            assistant = Assistant.from_settings(settings)
         fixtures = Path(config.getoption("--stories-fixtures"))
         if not fixtures.is_absolute():
             fixtures = config.rootpath / fixtures

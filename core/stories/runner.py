@@ -7,12 +7,11 @@ import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from core import render
-from core.assistant import Assistant
 from core.contracts import check_plan
 from core.errors import DatasmithError
 from core.execution import Executor, RetryPolicy
@@ -26,6 +25,9 @@ from core.stories.models import DbAssert, Fixture, RecordedCall, RecordedStep, S
 from core.stories.testdb import TestDatabase
 from core.tools import ToolRegistry
 from core.tools.tls import tls_context
+
+if TYPE_CHECKING:
+    from core.assistant import Assistant
 
 INVOKED = ("succeeded", "failed", "paused")
 

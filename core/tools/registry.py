@@ -11,7 +11,6 @@ from core.knowledge import Knowledge
 from core.models import ToolSpec
 from core.tools.base import Target
 from core.tools.http import HttpInvoker
-from core.tools.mcp import McpInvoker
 from core.tools.python import PythonInvoker
 from core.tools.tls import tls_context
 
@@ -26,7 +25,15 @@ class ToolRegistry:
         self._own_client = client is None
         self.client = client or httpx.AsyncClient(timeout=httpx.Timeout(30.0), verify=tls_context(),
                                                   limits=httpx.Limits(max_connections=64))
-        self._invokers = {"http": HttpInvoker(self.client), "python": PythonInvoker(), "mcp": McpInvoker()}
+        self._invokers: dict[str, Any] = {"http": HttpInvoker(self.client), "python": PythonInvoker()}
+
+    def _invoker(self, kind: str) -> Any:
+        if kind == "mcp" and kind not in self._invokers:
+            # Imported on first use: the mcp package costs ~1 s to import, and most packs never call it.
+            from core.tools.mcp import McpInvoker
+
+            self._invokers[kind] = McpInvoker()
+        return self._invokers[kind]
 
     def target(self, pack: str, environment: str | None) -> Target:
         spec = self.kn.packs[pack]
@@ -34,10 +41,11 @@ class ToolRegistry:
                       spec=spec.environments.get(environment) if environment else None, environ=self.environ)
 
     async def invoke(self, tool: ToolSpec, arguments: dict[str, Any], target: Target) -> Any:
-        return await self._invokers[tool.call.kind].invoke(tool, arguments, target)
+        return await self._invoker(tool.call.kind).invoke(tool, arguments, target)
 
     async def aclose(self) -> None:
-        await self._invokers["mcp"].aclose()  # type: ignore[attr-defined]
+        if "mcp" in self._invokers:
+            await self._invokers["mcp"].aclose()
         if self._own_client:
             await self.client.aclose()
 
