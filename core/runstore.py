@@ -258,7 +258,7 @@ class RunStore:
                               step.ended_at.isoformat() if step.ended_at else None, step.skip_reason, run_id, sid))
                 data = _dump(c.data)
                 if c.save:  # the raw output; when nothing was redacted it is the stored output itself
-                    saved.append((run_id, sid, output if c.var is step.output else _dump(c.var) or "null"))
+                    saved.append((run_id, sid, (output if c.var is step.output else _dump(c.var)) or "null"))
             events.append((run_id, now, c.kind, sid, data))
         with self._lock:
             self._db.execute("BEGIN")

@@ -39,6 +39,9 @@ def bad_output() -> dict:
 def echo(value: str) -> dict:
     return {"value": value}
 
+def nothing() -> None:
+    return None
+
 def hang() -> dict:
     time.sleep(2)
     return {}
@@ -69,6 +72,7 @@ LAB = {
         tool("echo", "echo", "[{name: value, type: string, required: true, maxLength: 20}]",
              "{type: object, required: [value]}", "pii: [value]"),
         tool("hang", "hang", "[]", extra="timeout_s: 0.2"),
+        tool("nothing", "nothing", "[]", "null"),
     ]),
 }
 
@@ -177,6 +181,16 @@ def test_contract_gate_on_arguments_and_outputs(lab: Knowledge, store: RunStore)
     assert bad_args.step(1).attempts == 0, "never called with arguments that break the contract"
     bad_out = run(lab, store, make_plan(PlanStep(step_id=1, tool_name="bad_output")))
     assert bad_out.error and bad_out.error.code == "DS-303" and "returns" in bad_out.error.message
+
+
+def test_a_tool_that_returns_nothing_succeeds_and_its_readers_get_null(lab: Knowledge, store: RunStore) -> None:
+    # e.g. an HTTP 204: no body is a result, not a crash of the run or of its store
+    result = run(lab, store, make_plan(
+        PlanStep(step_id=1, tool_name="nothing"),
+        PlanStep(step_id=2, tool_name="echo", dependencies=[1], arguments={"value": "after"})))
+    assert result.status == "succeeded", result.error
+    assert result.step(1).status == "succeeded" and result.step(1).output is None
+    assert store.get(result.run_id).step(2).status == "succeeded"
 
 
 def test_condition_false_skips_and_skip_propagates_to_readers(lab: Knowledge, store: RunStore) -> None:
