@@ -28,7 +28,7 @@ CREATE TABLE IF NOT EXISTS runs (
   run_id TEXT PRIMARY KEY, trace_id TEXT NOT NULL, status TEXT NOT NULL,
   created_at TEXT NOT NULL, updated_at TEXT NOT NULL, user TEXT, channel TEXT, thread TEXT, surface TEXT,
   request_text TEXT NOT NULL, rule TEXT, tool TEXT, environment TEXT, attempts INTEGER NOT NULL DEFAULT 0,
-  latency_ms REAL, request_json TEXT NOT NULL, plan_json TEXT NOT NULL, error_json TEXT);
+  latency_ms REAL, request_json TEXT NOT NULL, plan_json TEXT NOT NULL, error_json TEXT, owner TEXT);
 CREATE INDEX IF NOT EXISTS runs_created ON runs(created_at);
 CREATE INDEX IF NOT EXISTS runs_status ON runs(status);
 CREATE INDEX IF NOT EXISTS runs_user ON runs(user);
@@ -166,7 +166,11 @@ class RunStore:
         self._db.executescript(SCHEMA)
         columns = {r[1] for r in self._db.execute("PRAGMA table_info(runs)")}
         if "owner" not in columns:  # stores created before runs had owners
-            self._db.execute("ALTER TABLE runs ADD COLUMN owner TEXT")
+            try:
+                self._db.execute("ALTER TABLE runs ADD COLUMN owner TEXT")
+            except sqlite3.OperationalError as exc:  # another process migrated it between our two statements
+                if "duplicate column" not in str(exc):
+                    raise
 
     def close(self) -> None:
         with self._lock:

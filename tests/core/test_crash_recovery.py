@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from core.assistant import Assistant
 from core.knowledge import load_knowledge
@@ -114,3 +115,34 @@ def test_runs_of_a_live_process_are_not_marked_interrupted(tmp_path: Path) -> No
     finally:
         child.kill()
         child.wait(timeout=10)
+
+
+def _open_store(path: str, barrier: Any) -> None:
+    barrier.wait()
+    RunStore(Path(path)).close()
+
+
+def test_processes_opening_an_old_store_at_once_all_get_it(tmp_path: Path) -> None:
+    # the console, the bot and a CLI may all start on a store made before runs had owners;
+    # each migrates it, and the losers of that race must not crash on the column the winner added
+    import multiprocessing
+    import sqlite3
+
+    path = tmp_path / "runs.sqlite3"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE runs (run_id TEXT PRIMARY KEY, trace_id TEXT NOT NULL, status TEXT NOT NULL,"
+                   " created_at TEXT NOT NULL, updated_at TEXT NOT NULL, user TEXT, channel TEXT, thread TEXT,"
+                   " surface TEXT, request_text TEXT NOT NULL, rule TEXT, tool TEXT, environment TEXT,"
+                   " attempts INTEGER NOT NULL DEFAULT 0, latency_ms REAL, request_json TEXT NOT NULL,"
+                   " plan_json TEXT NOT NULL, error_json TEXT)")
+    ctx = multiprocessing.get_context("spawn")
+    barrier = ctx.Barrier(6)
+    procs = [ctx.Process(target=_open_store, args=(str(path), barrier)) for _ in range(6)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(timeout=60)
+    assert [p.exitcode for p in procs] == [0] * 6
+    store = RunStore(path)
+    assert store.list() == []
+    store.close()
