@@ -163,8 +163,8 @@ class Executor:
                 if changes:
                     # What ended since the last wake and what it released: one RunStore transaction,
                     # committed before any of the released calls begins (one commit per DAG layer).
-                    self.store.steps_changed(run.run_id, changes)
                     recorded, changes = changes, []
+                    self.store.steps_changed(run.run_id, recorded)
                     for change in recorded:
                         await self._notify(run, change.step)
                 for ps, step, args in starting:
@@ -182,6 +182,8 @@ class Executor:
         finally:
             for task in running:  # cancelled mid-run: no call outlives its run
                 task.cancel()
+            if changes:  # steps that ended beside one that hit a bug of ours: recorded, not lost
+                self.store.steps_changed(run.run_id, changes)
         self._conclude(run)
 
     def _admit(self, run: RunRecord, countdown: Countdown[StepId], plan_steps: dict[StepId, PlanStep],

@@ -279,10 +279,6 @@ class RunStore:
                 self._db.execute("ROLLBACK")
                 raise
 
-    def step_changed(self, run_id: str, step: StepRun, kind: str, data: Any = None, *, var: Any = None,
-                     save: bool = False) -> None:
-        self.steps_changed(run_id, [StepChange(step, kind, data, var, save)])
-
     def add_event(self, run_id: str, kind: str, step_id: StepId | None = None, data: Any = None) -> None:
         self._write(INSERT_EVENT,
                     (run_id, utcnow().isoformat(), kind, _sid(step_id) if step_id is not None else None, _dump(data)))
