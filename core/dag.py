@@ -67,6 +67,7 @@ class Countdown(Generic[K]):
     def __init__(self, deps: Mapping[K, Iterable[K]], done: set[K], eligible: set[K]) -> None:
         self._eligible = eligible  # nodes that may still start (e.g. pending ones)
         self._waiting = {n: sum(d not in done for d in ds) for n, ds in deps.items()}
+        # lists, not dependents()'s sets: children are released in plan order, deterministically
         self._children: dict[K, list[K]] = {n: [] for n in deps}
         for n, ds in deps.items():
             for d in ds:

@@ -92,12 +92,12 @@ class ShopStore:
         if (db := self._connections.get(env)) is not None:
             return db
         db = sqlite3.connect(self.path(env), timeout=10, check_same_thread=False)
-        self._connections[env] = db
         db.row_factory = sqlite3.Row
         db.execute("PRAGMA journal_mode=WAL")
         # WAL + NORMAL: a commit survives the sandbox process dying; no fsync per request
         db.execute("PRAGMA synchronous=NORMAL")
         db.execute("PRAGMA foreign_keys=ON")
+        self._connections[env] = db  # kept only once fully set up
         return db
 
     @contextmanager
