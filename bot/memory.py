@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.models import Plan, Request
+from core.sqlite_open import open_sqlite
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS seen (key TEXT PRIMARY KEY, at REAL NOT NULL);
@@ -41,18 +42,20 @@ class Confirmation:
     status: str
 
 
+def _set_up(db: sqlite3.Connection) -> None:
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA secure_delete=ON")  # pending plans may hold PII arguments
+    db.executescript(SCHEMA)
+    now = time.time()
+    db.execute("DELETE FROM seen WHERE at < ?", (now - SEEN_TTL_S,))
+    db.execute("DELETE FROM pending WHERE at < ?", (now - PENDING_TTL_S,))
+    db.execute("DELETE FROM confirmations WHERE at < ?", (now - PENDING_TTL_S,))
+
+
 class BotMemory:
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA secure_delete=ON")  # pending plans may hold PII arguments
-        self._db.executescript(SCHEMA)
-        now = time.time()
-        self._db.execute("DELETE FROM seen WHERE at < ?", (now - SEEN_TTL_S,))
-        self._db.execute("DELETE FROM pending WHERE at < ?", (now - PENDING_TTL_S,))
-        self._db.execute("DELETE FROM confirmations WHERE at < ?", (now - PENDING_TTL_S,))
+        self._db = open_sqlite(path, _set_up, check_same_thread=False, isolation_level=None)
 
     def close(self) -> None:
         with self._lock:

@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 
 from core.errors import RUN_NOT_FOUND, InputError
 from core.models import ErrorInfo, Plan, Request, RunRecord, StepId, StepRun, utcnow
+from core.sqlite_open import open_sqlite
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -151,26 +152,28 @@ def _sid(step_id: StepId) -> str:
     return str(step_id) if type(step_id) is int else json.dumps(step_id)
 
 
+def _set_up(db: sqlite3.Connection) -> None:
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: durable at each checkpoint, no fsync per step
+    db.execute("PRAGMA secure_delete=ON")  # deleted vars (raw outputs, PII) are zeroed, not left in pages
+    db.executescript(SCHEMA)
+    columns = {r[1] for r in db.execute("PRAGMA table_info(runs)")}
+    if "owner" not in columns:  # stores created before runs had owners
+        try:
+            db.execute("ALTER TABLE runs ADD COLUMN owner TEXT")
+        except sqlite3.OperationalError as exc:  # another process migrated it between our two statements
+            if "duplicate column" not in str(exc):
+                raise
+
+
 class RunStore:
     """SQLite-backed store; safe to share between threads (one connection, one lock)."""
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
+        self._db = open_sqlite(path, _set_up, check_same_thread=False, isolation_level=None)
         self._db.row_factory = sqlite3.Row
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: durable at each checkpoint, no fsync per step
-        self._db.execute("PRAGMA secure_delete=ON")  # deleted vars (raw outputs, PII) are zeroed, not left in pages
-        self._db.executescript(SCHEMA)
-        columns = {r[1] for r in self._db.execute("PRAGMA table_info(runs)")}
-        if "owner" not in columns:  # stores created before runs had owners
-            try:
-                self._db.execute("ALTER TABLE runs ADD COLUMN owner TEXT")
-            except sqlite3.OperationalError as exc:  # another process migrated it between our two statements
-                if "duplicate column" not in str(exc):
-                    raise
 
     def close(self) -> None:
         with self._lock:
