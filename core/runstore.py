@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field
 from core.errors import RUN_NOT_FOUND, InputError
 from core.models import ErrorInfo, Plan, Request, RunRecord, StepId, StepRun, utcnow
 from core.sqlite_open import open_sqlite
+from core.store_upkeep import BACKSTOP_PAGES, StoreUpkeep
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -53,10 +54,14 @@ CREATE INDEX IF NOT EXISTS requests_at_cover ON requests(
 CREATE INDEX IF NOT EXISTS requests_status ON requests(status, at);
 CREATE TABLE IF NOT EXISTS vars (run_id TEXT NOT NULL, step_id TEXT NOT NULL, value_json TEXT NOT NULL,
   PRIMARY KEY (run_id, step_id));
+-- the executor's step changes, one row per DAG layer, committed before that layer's calls begin;
+-- folded into steps, events and vars soon after (store_upkeep.py) and before anything reads them
+CREATE TABLE IF NOT EXISTS journal (seq INTEGER PRIMARY KEY, body TEXT NOT NULL);
 """
 
 IN_FLIGHT = ("pending", "running")
 INSERT_EVENT = "INSERT INTO events(run_id, at, kind, step_id, data_json) VALUES (?,?,?,?,?)"
+UPSERT_VAR = "INSERT OR REPLACE INTO vars VALUES (?,?,?)"
 RUN_UPDATE = "UPDATE runs SET status=?, updated_at=?, attempts=?, latency_ms=?, error_json=?, owner=? WHERE run_id=?"
 STEP_UPDATE = ("UPDATE steps SET status=?, attempts=?, arguments_json=?, output_json=?, error_json=?, started_at=?,"
                " ended_at=?, skip_reason=? WHERE run_id=? AND step_id=?")
@@ -77,6 +82,38 @@ class StepChange:
     data: Any = None
     var: Any = None
     save: bool = False
+
+
+def _fold(db: sqlite3.Connection) -> int:
+    """Apply journal rows, oldest first, to steps, events and vars, and delete them; inside the
+    caller's write transaction, so a row is applied exactly once whoever folds it (any process)."""
+    rows = db.execute("SELECT seq, body FROM journal ORDER BY seq").fetchall()
+    for _, body in rows:
+        run_id, at, changes = json.loads(body)
+        started, ended, events, saved = [], [], [], []
+        for c in changes:
+            if c[0] == "s":
+                _, sid, status, attempts, arguments, started_at = c
+                args = _dump(arguments)
+                started.append((status, attempts, args, started_at, run_id, sid))
+                events.append((run_id, at, "step_started", sid, '{"arguments": %s}' % (args or "null")))
+            else:
+                _, sid, kind, status, attempts, output, error, ended_at, skip_reason, data, save, var = c
+                out = _dump(output)
+                ended.append((status, attempts, out, _dump(error), ended_at, skip_reason, run_id, sid))
+                events.append((run_id, at, kind, sid, _dump(data)))
+                if save:
+                    saved.append((run_id, sid, (out if save == 1 else _dump(var)) or "null"))
+        if ended:  # a step ends in a later row than the one that started it: rows apply in order
+            db.executemany(STEP_ENDED, ended)
+        if started:
+            db.executemany(STEP_STARTED, started)
+        db.executemany(INSERT_EVENT, events)
+        if saved:
+            db.executemany(UPSERT_VAR, saved)
+    if rows:
+        db.execute("DELETE FROM journal WHERE seq <= ?", (rows[-1][0],))
+    return len(rows)
 
 
 def _owner_alive(owner: str | None) -> bool:
@@ -156,6 +193,7 @@ def _set_up(db: sqlite3.Connection) -> None:
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: durable at each checkpoint, no fsync per step
     db.execute("PRAGMA secure_delete=ON")  # deleted vars (raw outputs, PII) are zeroed, not left in pages
+    db.execute(f"PRAGMA wal_autocheckpoint={BACKSTOP_PAGES}")  # checkpoints run on the upkeep thread
     db.executescript(SCHEMA)
     columns = {r[1] for r in db.execute("PRAGMA table_info(runs)")}
     if "owner" not in columns:  # stores created before runs had owners
@@ -174,14 +212,18 @@ class RunStore:
         self._lock = threading.Lock()
         self._db = open_sqlite(path, _set_up, check_same_thread=False, isolation_level=None)
         self._db.row_factory = sqlite3.Row
+        self._upkeep = StoreUpkeep(path, self.fold)
 
     def close(self) -> None:
+        self._upkeep.close()
         with self._lock:
             self._db.close()
 
     def _write(self, sql: str, args: tuple[Any, ...] | list[Any]) -> None:
         with self._lock:
+            self._fold_pending()  # a later change never lands before an earlier one still in the journal
             self._db.execute(sql, args)
+        self._upkeep.poke()
 
     # ------------------------------------------------------------------ writes
 
@@ -207,9 +249,10 @@ class RunStore:
             )
             self._db.execute(INSERT_EVENT, (run.run_id, run.created_at.isoformat(), "created", None, _dump(created)))
             if keep:
-                self._db.executemany("INSERT OR REPLACE INTO vars VALUES (?,?,?)",
+                self._db.executemany(UPSERT_VAR,
                                      [(run.run_id, _sid(k), _dump(v) or "null") for k, v in keep.items()])
             self._db.execute("COMMIT")
+        self._upkeep.poke()
 
     def _run_row(self, run: RunRecord) -> tuple[Any, ...]:
         run.updated_at = utcnow()
@@ -226,8 +269,9 @@ class RunStore:
         event = (run.run_id, utcnow().isoformat(), f"run_{run.status}", None,
                  _dump({"error": run.error.code if run.error else None}))
         with self._lock:
-            self._db.execute("BEGIN")
+            self._db.execute("BEGIN IMMEDIATE")
             try:
+                _fold(self._db)  # the run's last layers first: their vars must not outlive the run
                 self._db.execute(RUN_UPDATE, row)
                 self._db.execute(INSERT_EVENT, event)
                 if clear_vars:
@@ -236,6 +280,7 @@ class RunStore:
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
+        self._upkeep.poke()
 
     @staticmethod
     def _step_row(run_id: str, step: StepRun) -> tuple[Any, ...]:
@@ -247,40 +292,45 @@ class RunStore:
         self._write(STEP_UPDATE, self._step_row(run_id, step))
 
     def steps_changed(self, run_id: str, changes: list[StepChange]) -> None:
-        """Steps' new states, their events and (on success) raw outputs for later steps: one
-        transaction. The executor writes what ended, was skipped and is about to start together,
-        so a layer of the DAG costs one commit, still before any dependent call begins."""
-        now = utcnow().isoformat()
-        started, ended, events, saved = [], [], [], []
+        """Steps' new states, their events and (on success) raw outputs for later steps. The
+        executor writes what ended, was skipped and is about to start together, before any
+        dependent call begins: one journal row, one commit per DAG layer. The row is folded into
+        steps, events and vars by the upkeep thread, and before any read or other write."""
+        body = []
         for c in changes:
-            step, sid = c.step, _sid(c.step.step_id)
+            step = c.step
             if c.kind == "step_started":
-                args = _dump(step.arguments)
-                started.append((step.status, step.attempts, args, step.started_at.isoformat() if step.started_at else None,
-                                run_id, sid))
-                data = '{"arguments": %s}' % (args or "null")  # the same JSON, not encoded twice
+                body.append(("s", _sid(step.step_id), step.status, step.attempts, step.arguments,
+                             step.started_at.isoformat() if step.started_at else None))
             else:
-                output = _dump(step.output)
-                ended.append((step.status, step.attempts, output, _dump(step.error),
-                              step.ended_at.isoformat() if step.ended_at else None, step.skip_reason, run_id, sid))
-                data = _dump(c.data)
-                if c.save:  # the raw output; when nothing was redacted it is the stored output itself
-                    saved.append((run_id, sid, (output if c.var is step.output else _dump(c.var)) or "null"))
-            events.append((run_id, now, c.kind, sid, data))
+                # the raw output is kept for later steps; when nothing was redacted it is the output itself
+                save = 0 if not c.save else 1 if c.var is step.output else 2
+                body.append(("e", _sid(step.step_id), c.kind, step.status, step.attempts, step.output,
+                             step.error.model_dump(mode="json") if step.error else None,
+                             step.ended_at.isoformat() if step.ended_at else None, step.skip_reason, c.data,
+                             save, c.var if save == 2 else None))
+        line = _ENCODER.encode((run_id, utcnow().isoformat(), body))
         with self._lock:
-            self._db.execute("BEGIN")
-            try:
-                if ended:
-                    self._db.executemany(STEP_ENDED, ended)
-                if started:
-                    self._db.executemany(STEP_STARTED, started)
-                self._db.executemany(INSERT_EVENT, events)
-                if saved:
-                    self._db.executemany("INSERT OR REPLACE INTO vars VALUES (?,?,?)", saved)
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+            self._db.execute("INSERT INTO journal (body) VALUES (?)", (line,))
+        self._upkeep.poke()
+
+    def fold(self) -> int:
+        """Apply the journal to steps, events and vars now; how many rows were folded."""
+        with self._lock:
+            return self._fold_pending()
+
+    def _fold_pending(self) -> int:
+        """Under the lock, outside a transaction: fold what the journal holds (usually nothing)."""
+        if self._db.execute("SELECT 1 FROM journal LIMIT 1").fetchone() is None:
+            return 0
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            n = _fold(self._db)
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        return n
 
     def add_event(self, run_id: str, kind: str, step_id: StepId | None = None, data: Any = None) -> None:
         self._write(INSERT_EVENT,
@@ -290,11 +340,13 @@ class RunStore:
 
     def load_vars(self, run_id: str) -> dict[StepId, Any]:
         with self._lock:
+            self._fold_pending()
             rows = self._db.execute("SELECT step_id, value_json FROM vars WHERE run_id=?", (run_id,)).fetchall()
         return {json.loads(r["step_id"]): json.loads(r["value_json"]) for r in rows}
 
     def get(self, run_id: str) -> RunRecord:
         with self._lock:
+            self._fold_pending()
             row = self._db.execute("SELECT * FROM runs WHERE run_id=?", (run_id,)).fetchone()
             steps = self._db.execute("SELECT * FROM steps WHERE run_id=? ORDER BY position", (run_id,)).fetchall()
         if row is None:
@@ -309,6 +361,7 @@ class RunStore:
 
     def events(self, run_id: str) -> list[dict[str, Any]]:
         with self._lock:
+            self._fold_pending()
             rows = self._db.execute("SELECT at, kind, step_id, data_json FROM events WHERE run_id=? ORDER BY id",
                                     (run_id,)).fetchall()
         return [{"at": r["at"], "kind": r["kind"], "step_id": json.loads(r["step_id"]) if r["step_id"] else None,
@@ -334,6 +387,7 @@ class RunStore:
              surface: str | None = None, name: str | None = None, text: str | None = None) -> list[RunSummary]:
         where, args = self._filters(status, user, surface, name, text)
         with self._lock:
+            self._fold_pending()
             rows = self._db.execute(
                 f"SELECT run_id, trace_id, status, created_at, updated_at, user, surface, request_text, rule, tool,"
                 f" environment, attempts, latency_ms FROM runs {where} ORDER BY created_at DESC LIMIT ? OFFSET ?",
@@ -345,6 +399,7 @@ class RunStore:
               name: str | None = None, text: str | None = None) -> int:
         where, args = self._filters(status, user, surface, name, text)
         with self._lock:
+            self._fold_pending()
             return int(self._db.execute(f"SELECT COUNT(*) FROM runs {where}", args).fetchone()[0])
 
     def read(self, sql: str, args: list[Any] | tuple[Any, ...] = ()) -> list[sqlite3.Row]:
@@ -352,6 +407,7 @@ class RunStore:
         if not sql.lstrip().upper().startswith(("SELECT", "WITH")):
             raise ValueError("RunStore.read runs SELECT queries only")
         with self._lock:
+            self._fold_pending()
             return self._db.execute(sql, args).fetchall()
 
     def record_request(self, rec: RequestRecord) -> None:
@@ -373,6 +429,7 @@ class RunStore:
         a live process (a bot beside this CLI) are left alone."""
         with self._lock, self._db:
             self._db.execute("BEGIN IMMEDIATE")
+            _fold(self._db)  # what a killed process committed but had not folded yet
             ids = [r[0] for r in self._db.execute(
                 f"SELECT run_id, owner FROM runs WHERE status IN {IN_FLIGHT}").fetchall()  # noqa: S608 - constant
                 if not _owner_alive(r[1])]
