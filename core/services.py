@@ -15,6 +15,9 @@ from core.errors import BindingError
 from core.knowledge import Knowledge, expand_env
 from core.tools.tls import tls_context
 
+# Ours exited (e.g. its port was taken): how long to wait for a rival's start to answer health
+RIVAL_GRACE_S = 5.0
+
 
 def healthy(url: str, timeout_s: float = 0.5) -> bool:
     try:
@@ -50,12 +53,17 @@ class LocalServices:
             proc = subprocess.Popen(command, cwd=self.kn.packs[pack].path, env=env, stdout=out,  # noqa: S603
                                     stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + spec.startup_timeout_s
+        exited_at: float | None = None
         while time.monotonic() < deadline:
             if healthy(health):
-                self._started[pack] = proc  # type: ignore[index]
-                return True
-            if proc.poll() is not None:
-                break
+                if proc.poll() is None:
+                    self._started[pack] = proc  # type: ignore[index]
+                    return True
+                return False  # another process (a second `ask` at the same instant) started it first
+            if exited_at is None and proc.poll() is not None:
+                exited_at = time.monotonic()
+            if exited_at is not None and time.monotonic() - exited_at > RIVAL_GRACE_S:
+                break  # ours died and nobody else's came up: the command itself fails
             time.sleep(0.1)
         proc.kill()
         raise BindingError(
