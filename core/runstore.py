@@ -13,6 +13,8 @@ import os
 import socket
 import sqlite3
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -219,6 +221,18 @@ class RunStore:
         with self._lock:
             self._db.close()
 
+    @contextmanager
+    def _transaction(self, begin: str = "BEGIN") -> Iterator[None]:
+        """Committed when the block ends, rolled back if it raises; the caller holds the lock.
+        BEGIN IMMEDIATE where the block reads before it writes (another writer cannot slip in between)."""
+        self._db.execute(begin)
+        try:
+            yield
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
     def _write(self, sql: str, args: tuple[Any, ...] | list[Any]) -> None:
         with self._lock:
             self._fold_pending()  # a later change never lands before an earlier one still in the journal
@@ -231,8 +245,7 @@ class RunStore:
         """A new run, its steps, its `created` event (data: `created`) and values a resume will need
         (`keep`, as vars): one transaction."""
         r = run.request
-        with self._lock, self._db:
-            self._db.execute("BEGIN")
+        with self._lock, self._transaction():
             self._db.execute(
                 "INSERT INTO runs (run_id, trace_id, status, created_at, updated_at, user, channel, thread, surface,"
                 " request_text, rule, tool, environment, attempts, latency_ms, request_json, plan_json, error_json,"
@@ -251,7 +264,6 @@ class RunStore:
             if keep:
                 self._db.executemany(UPSERT_VAR,
                                      [(run.run_id, _sid(k), _dump(v) or "null") for k, v in keep.items()])
-            self._db.execute("COMMIT")
         self._upkeep.poke()
 
     def _run_row(self, run: RunRecord) -> tuple[Any, ...]:
@@ -268,18 +280,12 @@ class RunStore:
         row = self._run_row(run)
         event = (run.run_id, utcnow().isoformat(), f"run_{run.status}", None,
                  _dump({"error": run.error.code if run.error else None}))
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                _fold(self._db)  # the run's last layers first: their vars must not outlive the run
-                self._db.execute(RUN_UPDATE, row)
-                self._db.execute(INSERT_EVENT, event)
-                if clear_vars:
-                    self._db.execute("DELETE FROM vars WHERE run_id=?", (run.run_id,))
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+        with self._lock, self._transaction("BEGIN IMMEDIATE"):
+            _fold(self._db)  # the run's last layers first: their vars must not outlive the run
+            self._db.execute(RUN_UPDATE, row)
+            self._db.execute(INSERT_EVENT, event)
+            if clear_vars:
+                self._db.execute("DELETE FROM vars WHERE run_id=?", (run.run_id,))
         self._upkeep.poke()
 
     @staticmethod
@@ -323,14 +329,8 @@ class RunStore:
         """Under the lock, outside a transaction: fold what the journal holds (usually nothing)."""
         if self._db.execute("SELECT 1 FROM journal LIMIT 1").fetchone() is None:
             return 0
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            n = _fold(self._db)
-            self._db.execute("COMMIT")
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        return n
+        with self._transaction("BEGIN IMMEDIATE"):
+            return _fold(self._db)
 
     def add_event(self, run_id: str, kind: str, step_id: StepId | None = None, data: Any = None) -> None:
         self._write(INSERT_EVENT,
@@ -427,8 +427,7 @@ class RunStore:
     def recover(self) -> list[str]:
         """Mark runs a dead process left in flight as `interrupted`; return their ids. Runs driven by
         a live process (a bot beside this CLI) are left alone."""
-        with self._lock, self._db:
-            self._db.execute("BEGIN IMMEDIATE")
+        with self._lock, self._transaction("BEGIN IMMEDIATE"):
             _fold(self._db)  # what a killed process committed but had not folded yet
             ids = [r[0] for r in self._db.execute(
                 f"SELECT run_id, owner FROM runs WHERE status IN {IN_FLIGHT}").fetchall()  # noqa: S608 - constant
@@ -439,7 +438,6 @@ class RunStore:
                 self._db.execute("UPDATE steps SET status='interrupted' WHERE run_id=? AND status='running'", (run_id,))
                 self._db.execute("INSERT INTO events(run_id, at, kind) VALUES (?,?,'interrupted')",
                                  (run_id, utcnow().isoformat()))
-            self._db.execute("COMMIT")
         return ids
 
 

@@ -72,7 +72,7 @@ class StoreUpkeep:
                     closing = self._closed.is_set()
                     folded = 0
                     try:
-                        folded = int(self._fold() or 0)
+                        folded = self._fold()
                         if closing or time.monotonic() - last_checkpoint >= self.checkpoint_every_s:
                             db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
                             last_checkpoint = time.monotonic()
