@@ -46,7 +46,7 @@ def main() -> None:
     home = Path(tempfile.mkdtemp(prefix="datasmith-bench-stories-"))
     settings = Settings(home=home, knowledge=[BUNDLED_KNOWLEDGE / "shop"], planner="rules",
                         environ={**os.environ, "SHOP_SANDBOX_PORT": str(free_port())})
-    kn = load_knowledge(settings.knowledge)
+    kn = load_knowledge(settings.knowledge, settings.code_policy)
     stories = load_stories(kn)
     assistant = Assistant.from_settings(settings)
     live = StoryRunner(kn, settings, stories, ROOT / "tests" / "fixtures", assistant=assistant)

@@ -55,7 +55,7 @@ class Assistant:
 
     @classmethod
     def from_settings(cls, settings: Settings, *, with_index: bool = True) -> Assistant:
-        knowledge = load_knowledge(settings.knowledge)
+        knowledge = load_knowledge(settings.knowledge, settings.code_policy)
         index = None
         if with_index:
             index = KnowledgeIndex(settings.index_dir, make_embedder(settings.embedder))

@@ -94,6 +94,11 @@ def build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument("old", type=Path)
     cmp_.add_argument("new", type=Path)
     _nested(con)
+    p = sub.add_parser("console", help="start the maintainers' console (Streamlit), on loopback by default")
+    _common(p)
+    p.add_argument("--host", default="127.0.0.1", help="bind address (beyond loopback needs authentication)")
+    p.add_argument("--port", type=int, default=8501)
+    sub.add_parser("hash-secret", help="print the stored form of a console account secret (read from stdin)")
     return parser
 
 
@@ -161,7 +166,7 @@ def cmd_index(args: argparse.Namespace, settings: Settings) -> None:
     from core.knowledge import load_knowledge
     from core.retrieval import KnowledgeIndex
 
-    knowledge = load_knowledge(settings.knowledge)
+    knowledge = load_knowledge(settings.knowledge, settings.code_policy)
     index = KnowledgeIndex(settings.index_dir, make_embedder(settings.embedder))
 
     def progress(done: int, total: int) -> None:
@@ -210,7 +215,7 @@ def cmd_contracts(args: argparse.Namespace, settings: Settings) -> int:
             print(f"✗ {f}")
         print("compatible" if not findings else f"{len(findings)} breaking change(s) without a version bump")
         return 1 if findings else 0
-    kn = load_knowledge(settings.knowledge)
+    kn = load_knowledge(settings.knowledge, settings.code_policy)
     if args.contracts_command == "check":
         n, findings = cc.consumer_check(kn)
         for f in findings:
@@ -245,6 +250,12 @@ def main(argv: list[str] | None = None) -> int:
             return stories_cli.run(args, settings)
         if args.command == "contracts":
             return cmd_contracts(args, settings)
+        if args.command in ("console", "hash-secret"):
+            from core import console_launch
+
+            if args.command == "hash-secret":
+                return console_launch.cmd_hash_secret()
+            return console_launch.run_console(args.host, args.port, settings)
         from core.assistant import Assistant
 
         assistant = Assistant.from_settings(settings, with_index=True)

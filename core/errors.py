@@ -4,7 +4,8 @@
     ├── InputError            DS-1xx    the request or the command line is wrong (user fixes it)
     │   └── RunStateError     DS-105    resume/show on a run that does not allow it
     ├── KnowledgeError        DS-2xx    packs: a pack that breaks the spec (maintainer fixes it)
-    │   └── PackError         DS-201    names file, rule/tool and step
+    │   ├── PackError         DS-201    names file, rule/tool and step
+    │   │   └── CodeNotAllowed DS-206   a binding or command would run code outside the pack
     ├── ToolError             DS-3xx    a tool call failed during a run
     │   ├── TransientToolError DS-301   network, timeout, 5xx, 429: retried with backoff
     │   ├── ToolRejected       DS-302   4xx or a tool's own refusal: never retried
@@ -87,6 +88,12 @@ class PackError(KnowledgeError):
         full = f"{': '.join([', '.join(where), message]) if where else message}"
         super().__init__(full, step_id=step)
         self.file, self.rule, self.tool, self.step = file, rule, tool, step
+
+
+class CodeNotAllowed(PackError):
+    """A `call.python` binding or a command that would run code outside the pack and the allowlist."""
+
+    code = "DS-206"
 
 
 class ToolError(DatasmithError):
@@ -195,6 +202,10 @@ CATALOGUE: dict[str, Entry] = {e.code: e for e in [
     Entry("DS-205", "the LLM's plan was invalid", "LLM 给出的计划无效",
           "the rule planner answered instead; rephrase in the knowledge's words if it is wrong",
           "已由规则规划器回答;如不对请用知识库里的说法重试"),
+    Entry("DS-206", "a pack would run code from outside itself", "知识包引用了包外的代码",
+          "bind only functions of modules inside the pack folder, or have the deployment allow the module or "
+          "command (settings allowed_python_modules / allowed_commands)",
+          "只能绑定知识包目录内模块的函数;或由部署方在配置 allowed_python_modules / allowed_commands 中放行"),
     Entry("DS-300", "a tool failed", "工具调用失败", "see the step's message", "查看该步骤的错误信息"),
     Entry("DS-301", "a tool failed transiently", "工具暂时失败",
           "retried automatically; at a breakpoint choose retry, skip or abort", "已自动重试;在断点处可选择重试、跳过或中止"),

@@ -20,8 +20,9 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 from pydantic import BaseModel, ValidationError
 
+from core.code_policy import DEFAULT_POLICY, CodePolicy, check_command, check_python_binding
 from core.contracts import parameters_schema
-from core.errors import PackError
+from core.errors import CodeNotAllowed, PackError
 from core.models import EnvironmentSpec, PackSpec, RuleSpec, StepId, ToolSpec
 from core.yaml_text import load_yaml
 
@@ -37,6 +38,7 @@ class Knowledge:
     rules: dict[str, RuleSpec] = field(default_factory=dict)
     defaults: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
     version: str = ""
+    policy: CodePolicy = field(default_factory=lambda: DEFAULT_POLICY)
 
     def environment_names(self, pack: str) -> list[str]:
         return list(self.packs[pack].environments)
@@ -80,9 +82,10 @@ def pack_dirs(paths: Iterable[Path]) -> list[Path]:
     return found
 
 
-def load_knowledge(paths: Iterable[Path]) -> Knowledge:
-    """Load and validate every pack under `paths`; raise PackError on the first problem."""
-    kn = Knowledge()
+def load_knowledge(paths: Iterable[Path], policy: CodePolicy | None = None) -> Knowledge:
+    """Load and validate every pack under `paths`; raise PackError on the first problem.
+    `policy` is the deployment's allowlist for code outside the packs (settings)."""
+    kn = Knowledge(policy=policy or DEFAULT_POLICY)
     digest = hashlib.sha256()
     for pdir in pack_dirs(paths):
         _load_pack(pdir, kn, digest)
@@ -140,11 +143,17 @@ def _load_pack(pdir: Path, kn: Knowledge, digest: Any) -> None:
     if pack.default_environment and pack.default_environment not in pack.environments:
         raise PackError(f"environments.default names {pack.default_environment!r}, which is not defined",
                         file=str(pack_file))
+    _check_commands(pack, pdir, kn.policy, str(pack_file))
     kn.packs[pack.name] = pack
     kn.defaults[pack.name] = _load_defaults(pdir / "defaults.yaml", pack, digest)
     for path in sorted((pdir / "tools").glob("*.y*ml")):
         for entry in _entries(path, digest):
             tool = _load_tool(entry, path, pack)
+            if tool.call.python:
+                try:
+                    check_python_binding(tool.call.python, pdir, kn.policy)
+                except CodeNotAllowed as exc:
+                    raise CodeNotAllowed(exc.message, file=str(path), tool=tool.tool_name) from None
             if tool.tool_name in kn.tools:
                 other = kn.tools[tool.tool_name].source_file
                 raise PackError(f"duplicate tool_name (also in {other})", file=str(path), tool=tool.tool_name)
@@ -160,6 +169,19 @@ def _load_pack(pdir: Path, kn: Knowledge, digest: Any) -> None:
             kn.rules[rule.rule_name] = rule
     for py in sorted(pdir.glob("*.py")):  # python bindings change behaviour: part of the version
         digest.update(py.name.encode() + b"\0" + py.read_bytes())
+
+
+def _check_commands(pack: PackSpec, pdir: Path, policy: CodePolicy, file: str) -> None:
+    """MCP stdio servers and the local service run only the pack's own code or allowlisted programs."""
+    try:
+        for name, server in pack.mcp_servers.items():
+            if server.command:
+                check_command(server.command, server.args, pdir, policy, what=f"mcp_servers.{name}")
+        if pack.local_service and pack.local_service.command:
+            cmd = pack.local_service.command
+            check_command(cmd[0], cmd[1:], pdir, policy, what="local_service")
+    except CodeNotAllowed as exc:
+        raise CodeNotAllowed(exc.message, file=file) from None
 
 
 def _load_defaults(path: Path, pack: PackSpec, digest: Any) -> dict[str, dict[str, Any]]:

@@ -16,9 +16,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
+from pydantic import ValidationError
 
 from core.errors import DatasmithError
 from core.knowledge import Knowledge, load_knowledge
+from core.models import CallSpec, ToolSpec
 from core.yaml_text import load_yaml
 
 Kind = Literal["tool", "rule"]
@@ -92,6 +94,8 @@ def apply_edit(paths: list[Path], knowledge: Knowledge, kind: Kind, name: str, n
     item: Any = knowledge.tools.get(name) if kind == "tool" else knowledge.rules.get(name)
     if item is None:
         return EditResult(False, [f"no {kind} {name!r} in the loaded knowledge"])
+    if kind == "tool" and (refusal := _code_binding_change(item, data)):
+        return EditResult(False, [refusal])
     source = Path(item.source_file)
     pack_dir = Path(knowledge.packs[item.pack].path)
     try:
@@ -104,7 +108,7 @@ def apply_edit(paths: list[Path], knowledge: Knowledge, kind: Kind, name: str, n
         (copy / source.relative_to(pack_dir)).write_text(new_file, encoding="utf-8")
         others = [p for p in _pack_dirs(paths) if p.resolve() != pack_dir.resolve()]
         try:
-            load_knowledge([*others, copy])
+            load_knowledge([*others, copy], knowledge.policy)
         except DatasmithError as exc:
             return EditResult(False, [str(exc).replace(str(copy), str(pack_dir))], str(source))
     if not write:
@@ -113,7 +117,21 @@ def apply_edit(paths: list[Path], knowledge: Knowledge, kind: Kind, name: str, n
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(new_file)
     os.replace(tmp_path, source)  # atomic: readers see the old file or the new one, never half
-    return EditResult(True, [], str(source), load_knowledge(paths))
+    return EditResult(True, [], str(source), load_knowledge(paths, knowledge.policy))
+
+
+def _code_binding_change(tool: ToolSpec, data: dict[str, Any]) -> str | None:
+    """An edit from the console may change an http binding, never add or change code it runs:
+    `call.python` and `call.mcp` change only in the pack's files, where changes are reviewed."""
+    try:
+        new = CallSpec.model_validate(data.get("call"))
+    except ValidationError:
+        return None  # the loader reports what is wrong with it
+    old = tool.call
+    if new.kind in ("python", "mcp") and new.model_dump() != old.model_dump():
+        return (f"call.{new.kind} cannot be added or changed from the console (it decides which code runs); "
+                "change it in the pack's files, under review, and reload")
+    return None
 
 
 def _pack_dirs(paths: list[Path]) -> list[Path]:

@@ -59,6 +59,11 @@ CREATE TABLE IF NOT EXISTS vars (run_id TEXT NOT NULL, step_id TEXT NOT NULL, va
 -- the executor's step changes, one row per DAG layer, committed before that layer's calls begin;
 -- folded into steps, events and vars soon after (store_upkeep.py) and before anything reads them
 CREATE TABLE IF NOT EXISTS journal (seq INTEGER PRIMARY KEY, body TEXT NOT NULL);
+-- who did what outside a run's own events (console edits, executes, resumes): never deleted
+CREATE TABLE IF NOT EXISTS audit (
+  id INTEGER PRIMARY KEY, at TEXT NOT NULL, actor TEXT NOT NULL, surface TEXT NOT NULL, action TEXT NOT NULL,
+  target TEXT, detail_json TEXT);
+CREATE INDEX IF NOT EXISTS audit_at ON audit(at);
 """
 
 IN_FLIGHT = ("pending", "running")
@@ -416,6 +421,18 @@ class RunStore:
         row["at"] = rec.at.isoformat()
         self._write(f"INSERT OR REPLACE INTO requests ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
                     [row[c] for c in cols])
+
+    def audit(self, actor: str, surface: str, action: str, target: str | None = None, detail: Any = None) -> None:
+        """Record who did what (a knowledge edit, an execute, a resume) from a surface."""
+        self._write("INSERT INTO audit(at, actor, surface, action, target, detail_json) VALUES (?,?,?,?,?,?)",
+                    (utcnow().isoformat(), actor, surface, action, target, _dump(detail)))
+
+    def audit_log(self, *, limit: int = 100) -> list[dict[str, Any]]:
+        """The newest audit entries first."""
+        with self._lock:
+            rows = self._db.execute("SELECT at, actor, surface, action, target, detail_json FROM audit"
+                                    " ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
+        return [{**dict(r), "detail": json.loads(r["detail_json"]) if r["detail_json"] else None} for r in rows]
 
     def requests(self, *, limit: int = 100, since: datetime | None = None) -> list[RequestRecord]:
         where, args = ("WHERE at >= ?", [since.isoformat()]) if since else ("", [])

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import httpx
 
-from core.errors import BindingError
+from core.code_policy import check_command
+from core.errors import BindingError, CodeNotAllowed
 from core.knowledge import Knowledge, expand_env
 from core.tools.tls import tls_context
 
@@ -44,6 +45,10 @@ class LocalServices:
         if healthy(health):
             return False
         command = [expand_env(part, self.environ) for part in spec.command]
+        try:  # checked at load too; nothing is started before this check
+            check_command(command[0], command[1:], Path(self.kn.packs[pack].path), self.kn.policy, what="local_service")
+        except CodeNotAllowed as exc:
+            raise BindingError(exc.message, code=CodeNotAllowed.code) from exc
         if command and command[0] in ("python", "python3"):
             command[0] = sys.executable  # the interpreter datasmith runs in has the pack's needs
         log = (self.home / "logs")

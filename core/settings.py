@@ -15,6 +15,8 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from core.code_policy import CodePolicy
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 BUNDLED_KNOWLEDGE = REPO_ROOT / "knowledge"
 
@@ -55,6 +57,14 @@ class Settings(BaseSettings):
     # Plan cache (diskcache under home/cache).
     cache_ttl_s: float = 1800.0
     cache_failure_ttl_s: float = 120.0
+    # Code a pack may run beyond its own folder (call.python modules, MCP / local_service programs).
+    # `sandbox` is datasmith's own demo system (the shop pack's local service).
+    allowed_python_modules: Annotated[list[str], NoDecode] = Field(default_factory=lambda: ["sandbox"])
+    allowed_commands: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    # Console: shared-secret accounts (name -> `datasmith console hash-secret` output) and who may
+    # edit knowledge and execute (account names, or OIDC e-mails when Streamlit's st.login is set up).
+    console_users: dict[str, str] = Field(default_factory=dict)
+    console_maintainers: Annotated[list[str], NoDecode] = Field(default_factory=list)
     # Process environment for ${NAME} expansion in packs (a snapshot, so modules never read os.environ).
     environ: dict[str, str] = Field(default_factory=lambda: dict(os.environ), exclude=True)
 
@@ -84,6 +94,17 @@ class Settings(BaseSettings):
         if isinstance(v, str):
             return [p for p in v.split(os.pathsep) if p.strip()]
         return v
+
+    @field_validator("allowed_python_modules", "allowed_commands", "console_maintainers", mode="before")
+    @classmethod
+    def _split_commas(cls, v: Any) -> Any:
+        if isinstance(v, str):
+            return [p.strip() for p in v.split(",") if p.strip()]
+        return v
+
+    @property
+    def code_policy(self) -> CodePolicy:
+        return CodePolicy(python_modules=self.allowed_python_modules, commands=self.allowed_commands)
 
     @property
     def index_dir(self) -> Path:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from console import views
+from console import access, views
 from console.state import assistant, reload, settings
 from core.knowledge_edit import apply_edit, item_yaml
 
@@ -62,6 +62,29 @@ with tab_tools:
         st.markdown("**Output contract (`returns`)**")
         st.json(tool.returns or {}, expanded=False)
 
+
+
+def _edit_buttons(kind: str, target: str, text: str) -> None:
+    check, save = st.columns(2)
+    if check.button("Validate", key="kn_validate", width="stretch"):
+        result = apply_edit(settings().knowledge, kn, kind, target, text, write=False)  # type: ignore[arg-type]
+        if result.ok:
+            st.success("Valid: the whole knowledge loads with this edit.")
+        for err in result.errors:
+            st.error(err)
+    if save.button("Save and re-index", key="kn_save", type="primary", width="stretch"):
+        result = apply_edit(settings().knowledge, kn, kind, target, text)  # type: ignore[arg-type]
+        a.store.audit(access.viewer().actor, "console", "knowledge.save" if result.ok else "knowledge.save_refused",
+                      f"{kind}:{target}", {"file": result.file, "errors": result.errors[:3]})
+        if result.ok:
+            st.success(f"Saved to `{result.file}`; the index refreshes on the next load.")
+            reload()
+        else:
+            st.error("Not saved: the edit does not validate. Nothing was written.")
+            for err in result.errors:
+                st.error(err)
+
+
 with tab_edit:
     kind = st.radio("Edit a", ["tool", "rule"], horizontal=True, key="kn_edit_kind")
     names = [t.tool_name for t in tools] if kind == "tool" else [r.rule_name for r in rules]
@@ -70,19 +93,5 @@ with tab_edit:
     else:
         target = st.selectbox(kind.capitalize(), names, key="kn_edit_name")
         text = st.text_area("YAML", value=item_yaml(kn, kind, target), height=420, key=f"kn_yaml_{kind}_{target}")
-        check, save = st.columns(2)
-        if check.button("Validate", key="kn_validate", width="stretch"):
-            result = apply_edit(settings().knowledge, kn, kind, target, text, write=False)
-            if result.ok:
-                st.success("Valid: the whole knowledge loads with this edit.")
-            for err in result.errors:
-                st.error(err)
-        if save.button("Save and re-index", key="kn_save", type="primary", width="stretch"):
-            result = apply_edit(settings().knowledge, kn, kind, target, text)
-            if result.ok:
-                st.success(f"Saved to `{result.file}`; the index refreshes on the next load.")
-                reload()
-            else:
-                st.error("Not saved: the edit does not validate. Nothing was written.")
-                for err in result.errors:
-                    st.error(err)
+        if access.may_change("Editing knowledge"):
+            _edit_buttons(kind, target, text)

@@ -11,6 +11,13 @@ from core.monitoring import RANGES, overview
 
 a = assistant()
 st.title("📈 Monitoring")
+with st.expander("Audit log: who edited or ran what from the console"):
+    entries = a.store.audit_log(limit=200)
+    if entries:
+        st.dataframe(pd.DataFrame([{k: e[k] for k in ("at", "actor", "action", "target")} for e in entries]),
+                     hide_index=True)
+    else:
+        st.info("No console edits or runs yet.")
 label = st.selectbox("Range", list(RANGES), index=1, key="mo_range")
 ov = overview(a.store, label)
 if ov.requests == 0:

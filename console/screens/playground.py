@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from console import views
+from console import access, views
 from console.state import assistant, run
 from core.errors import DatasmithError, describe
 from core.models import Plan, Request, RunRecord, StepRun
@@ -23,7 +23,7 @@ planner = c3.radio("Planner", ["auto", "rules", "llm"], horizontal=True, key="pg
 
 
 def request_for(text: str, previous: Plan | None = None) -> Request:
-    return Request(text=text, environment=None if env.startswith("(") else env, planner=planner, user="console",
+    return Request(text=text, environment=None if env.startswith("(") else env, planner=planner, user=access.viewer().actor,
                    surface="console", previous=previous, bypass_cache=True)
 
 
@@ -84,6 +84,7 @@ except DatasmithError as exc:
 if a.needs_confirmation(plan):
     st.warning(f"Environment {plan.environment} needs a confirmation before writes: Execute confirms it.")
 
+may_run = access.may_change("Executing a plan")
 dry, go = st.columns(2)
 if dry.button("Dry-run", key="pg_dry", width="stretch"):
     st.success("Dry-run: the plan passes the gate (contracts and permissions). Nothing was executed."
@@ -97,9 +98,11 @@ def show_progress(run_rec: RunRecord, step: StepRun) -> None:
     live.dataframe(pd.DataFrame(views.step_rows(run_rec)), hide_index=True)
 
 
-if go.button("Execute", key="pg_exec", type="primary", width="stretch", disabled=not gate_ok):
+if may_run and go.button("Execute", key="pg_exec", type="primary", width="stretch", disabled=not gate_ok):
     with st.spinner("Running…"):
         report = run(a.execute(req, plan, confirmed=True, progress=show_progress))
+    a.store.audit(access.viewer().actor, "console", "playground.execute", plan.rule or plan.tool,
+                  {"run_id": report.run.run_id if report.run else None, "environment": plan.environment})
     ss.pg_run = report.run
     if report.error and report.run is None:
         st.error(f"{report.error.code}: {report.error.message} (trace {report.trace_id})")
@@ -111,11 +114,13 @@ if current is not None:
     st.markdown(f"**Run `{current.run_id}`: {current.status}** · trace `{current.trace_id}`")
     if current.error:
         st.error(f"{current.error.code}: {current.error.message}")
-    if current.status in ("paused", "interrupted"):
+    if current.status in ("paused", "interrupted") and may_run:
         st.warning("Paused at a breakpoint: retry the step, skip it, or abort the run.")
         cols = st.columns(3)
         for col, action in zip(cols, ("retry", "skip", "abort"), strict=True):
             if col.button(action.capitalize(), key=f"pg_resume_{action}", width="stretch"):
-                resumed = run(a.resume(current.run_id, action, by="console", progress=show_progress))  # type: ignore[arg-type]
+                resumed = run(a.resume(current.run_id, action, by=access.viewer().actor,  # type: ignore[arg-type]
+                                       progress=show_progress))
+                a.store.audit(access.viewer().actor, "console", f"run.{action}", current.run_id)
                 ss.pg_run = resumed.run or current
                 st.rerun()

@@ -6,8 +6,9 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from console import views
+from console import access, views
 from console.state import assistant, run
+from core.contracts import REDACTED
 from core.errors import DatasmithError
 from core.models import Request
 
@@ -64,20 +65,26 @@ if bars:
 with st.expander("Events"):
     st.dataframe(pd.DataFrame(store.events(detail.run_id)), hide_index=True)
 
+if not access.may_change("Re-running and replaying runs"):
+    st.stop()
+actor = access.viewer().actor
 again, replay = st.columns(2)
 if again.button("Re-run (plan the same request again)", key="rn_rerun", width="stretch"):
-    req = Request(text=detail.request.text, environment=detail.plan.environment, user="console", surface="console")
+    req = Request(text=detail.request.text, environment=detail.plan.environment, user=actor, surface="console")
     report = run(a.handle(req, confirmed=True))
+    a.store.audit(actor, "console", "run.rerun", detail.run_id, {"new_run": report.run.run_id if report.run else None})
     st.success(f"New run {report.run.run_id}: {report.run.status}" if report.run else
                f"{report.plan.status if report.plan else report.error.code}: "
                f"{(report.plan.question if report.plan else report.error.message) or ''}")
 if replay.button("Replay (the same plan, as stored)", key="rn_replay", width="stretch"):
-    if "REDACTED" in detail.plan.model_dump_json():
+    if any(v == REDACTED for step in detail.plan.steps for v in step.arguments.values()):
         st.warning("This plan held PII arguments; they were redacted when stored. Use Re-run instead.")
     else:
         try:
-            report = run(a.execute(detail.request.model_copy(update={"surface": "console", "user": "console"}),
+            report = run(a.execute(detail.request.model_copy(update={"surface": "console", "user": actor}),
                                    detail.plan, confirmed=True))
+            a.store.audit(actor, "console", "run.replay", detail.run_id,
+                          {"new_run": report.run.run_id if report.run else None})
             st.success(f"Replayed as run {report.run.run_id}: {report.run.status}" if report.run
                        else f"{report.error.code}: {report.error.message}")
         except DatasmithError as exc:

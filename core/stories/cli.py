@@ -39,7 +39,7 @@ def print_result(r: StoryResult) -> None:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    knowledge = load_knowledge(settings.knowledge)
+    knowledge = load_knowledge(settings.knowledge, settings.code_policy)
     if args.stories_command == "export":
         from core.assistant import Assistant
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 from typing import Any
 
 import mcp_types
@@ -16,7 +17,8 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
-from core.errors import BindingError, ToolRejected, TransientToolError
+from core.code_policy import DEFAULT_POLICY, CodePolicy, check_command
+from core.errors import BindingError, CodeNotAllowed, ToolRejected, TransientToolError
 from core.knowledge import expand_env
 from core.models import ToolSpec
 from core.tools.base import Target, mapped_errors
@@ -70,7 +72,8 @@ class _Session:
 
 
 class McpInvoker:
-    def __init__(self) -> None:
+    def __init__(self, policy: CodePolicy = DEFAULT_POLICY) -> None:
+        self.policy = policy
         self._sessions: dict[tuple[str, str], _Session] = {}
 
     def _session(self, tool: ToolSpec, target: Target) -> _Session:
@@ -84,6 +87,11 @@ class McpInvoker:
             if spec.url:
                 server: Any = expand_env(spec.url, target.environ)
             else:
+                try:  # checked at load too; a command is only ever started after this check
+                    check_command(spec.command or "", spec.args, Path(target.pack.path), self.policy,
+                                  what=f"mcp_servers.{binding.server}")
+                except CodeNotAllowed as exc:
+                    raise BindingError(f"{tool.tool_name}: {exc.message}", code=CodeNotAllowed.code) from exc
                 server = StdioServerParameters(command=spec.command or "", args=spec.args,
                                                env={**target.environ, **(spec.env or {})},
                                                cwd=target.pack.path or None)

@@ -25,14 +25,14 @@ class ToolRegistry:
         self._own_client = client is None
         self.client = client or httpx.AsyncClient(timeout=httpx.Timeout(30.0), verify=tls_context(),
                                                   limits=httpx.Limits(max_connections=64))
-        self._invokers: dict[str, Any] = {"http": HttpInvoker(self.client), "python": PythonInvoker()}
+        self._invokers: dict[str, Any] = {"http": HttpInvoker(self.client), "python": PythonInvoker(knowledge.policy)}
 
     def _invoker(self, kind: str) -> Any:
         if kind == "mcp" and kind not in self._invokers:
             # Imported on first use: the mcp package costs ~1 s to import, and most packs never call it.
             from core.tools.mcp import McpInvoker
 
-            self._invokers[kind] = McpInvoker()
+            self._invokers[kind] = McpInvoker(self.kn.policy)
         return self._invokers[kind]
 
     def target(self, pack: str, environment: str | None) -> Target:

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from streamlit import config as st_config
 from streamlit.testing.v1 import AppTest
 
 from core.settings import BUNDLED_KNOWLEDGE
@@ -29,13 +30,20 @@ def pack_copy(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def console(monkeypatch: pytest.MonkeyPatch, console_home: Path, sandbox) -> Iterator[Callable[..., AppTest]]:
-    """AppTest on a page, with DATASMITH_* pointing at the test home and knowledge."""
-    def open_page(page: str, *, knowledge: Path | None = None, home: Path | None = None) -> AppTest:
+    """AppTest on a page, with DATASMITH_* pointing at the test home and knowledge, served (as far as
+    the access gate can tell) on loopback unless `bind` says otherwise."""
+    before = st_config.get_option("server.address")
+
+    def open_page(page: str, *, knowledge: Path | None = None, home: Path | None = None,
+                  bind: str | None = "127.0.0.1", expect_pages: bool = True) -> AppTest:
+        st_config.set_option("server.address", bind)
         monkeypatch.setenv("DATASMITH_HOME", str(home or console_home))
         monkeypatch.setenv("DATASMITH_KNOWLEDGE", str(knowledge or BUNDLED_KNOWLEDGE / "shop"))
         monkeypatch.setenv("SHOP_SANDBOX_PORT", str(sandbox.port))
         at = AppTest.from_file(APP, default_timeout=120)
         at.run()
+        if not expect_pages:
+            return at
         if page != "knowledge":
             at.switch_page(f"screens/{page}.py")
             at.run()
@@ -43,3 +51,4 @@ def console(monkeypatch: pytest.MonkeyPatch, console_home: Path, sandbox) -> Ite
         return at
 
     yield open_page
+    st_config.set_option("server.address", before)

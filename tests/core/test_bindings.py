@@ -22,8 +22,9 @@ def test_mcp_tools_run_over_stdio(tmp_path: Path) -> None:
             name: calc
             environments: {{default: dev, dev: {{}}}}
             mcp_servers:
-              calc: {{command: "{sys.executable}", args: ["{SERVER}"]}}
+              calc: {{command: "{sys.executable}", args: [calc_server.py]}}   # the pack's own script
         """,
+        "calc_server.py": SERVER.read_text(encoding="utf-8"),
         "tools/t.yaml": """
             - tool_name: add
               description: 加法
@@ -55,14 +56,15 @@ def test_mcp_tools_run_over_stdio(tmp_path: Path) -> None:
     store.close()
 
 
-def test_missing_python_module_is_a_binding_error(tmp_path: Path) -> None:
+def test_missing_python_function_is_a_binding_error(tmp_path: Path) -> None:
     pack = write_pack(tmp_path / "broken", {
         "pack.yaml": "name: broken\nenvironments: {default: dev, dev: {}}\n",
+        "backend.py": "def other():\n    return 1\n",
         "tools/t.yaml": """
             tool_name: ghost
             description: 不存在的函数
             examples: [{user_query: 调用幽灵}]
-            call: {python: "no_such_module:run"}
+            call: {python: "backend:run"}
         """,
     })
     kn = load_knowledge([pack])
@@ -76,5 +78,5 @@ def test_missing_python_module_is_a_binding_error(tmp_path: Path) -> None:
 
     run = asyncio.run(go())
     assert run.status == "failed" and run.error is not None and run.error.code == "DS-304"
-    assert "cannot load no_such_module:run" in run.error.message
+    assert "cannot load backend:run" in run.error.message
     store.close()

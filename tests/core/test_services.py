@@ -48,6 +48,7 @@ def free_port() -> int:
 
 def service_pack(root: Path, command: str) -> Path:
     return write_pack(root, {
+        "fail.py": "raise SystemExit(2)\n",
         "pack.yaml": f"""
             name: svc
             environments: {{default: dev, dev: {{}}}}
@@ -97,7 +98,7 @@ def test_two_callers_starting_the_service_at_once_both_get_it(tmp_path: Path) ->
 
 
 def test_a_service_that_cannot_start_is_a_clear_error_naming_its_log(tmp_path: Path) -> None:
-    kn = load_knowledge([service_pack(tmp_path / "svc", "[python, -c, 'raise SystemExit(2)']")])
+    kn = load_knowledge([service_pack(tmp_path / "svc", "[python, fail.py]")])
     services = LocalServices(kn, {**os.environ, "SVC_PORT": str(free_port())}, tmp_path / "home")
     with pytest.raises(BindingError, match=r"did not start .*svc-service\.log"):
         services.ensure("svc")
