@@ -1,0 +1,107 @@
+"""Generality: the rule planner on packs it was not written next to. Prints a table; not a test.
+
+    python benchmarks/bench_generality.py [PACK_DIR ...] [--failures] [--json OUT]
+
+Default packs: the two blind packs in benchmarks/generality/ (written from docs/knowledge-format.md
+alone by sessions that never saw the planner), plus the bundled shop (its dev and held-out sets)
+and hr. Extra PACK_DIRs (e.g. held-out packs kept outside the repository) are scored the same way:
+every `eval/*.yaml` of a pack is its cases.
+
+Per pack: plan exact, status, rule and argument accuracy, and `unsafe`: plans with a side-effect
+tool made for cases that expected `no_match` or `needs_input` (the bar is zero), plus `wrong writes`:
+side-effect plans for planned cases whose plan was not exact.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("LANCE_LOG", "error")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from core.assistant import Assistant  # noqa: E402
+from core.evaluation import Case, evaluate, load_cases  # noqa: E402
+from core.models import Plan, Request  # noqa: E402
+from core.settings import BUNDLED_KNOWLEDGE, Settings  # noqa: E402
+
+BLIND = ROOT / "benchmarks" / "generality"
+DEFAULT_PACKS = [BLIND / "freight", BLIND / "clinic", BUNDLED_KNOWLEDGE / "shop", BUNDLED_KNOWLEDGE / "hr"]
+
+
+def score_pack(pack: Path, work: Path, show_failures: bool) -> list[dict[str, Any]]:
+    settings = Settings(home=work / pack.name, knowledge=[pack], planner="rules")
+    assistant = Assistant.from_settings(settings)
+    kn = assistant.knowledge
+    rows = []
+    try:
+        for text in ("预热一下", "warm up"):
+            assistant.plan(Request(text=text, bypass_cache=True))
+        for cases_file in sorted((pack / "eval").glob("*.y*ml")):
+            cases = load_cases(cases_file)
+            plans: dict[int, Plan] = {}
+
+            def plan_one(case: Case, plans: dict[int, Plan] = plans) -> Plan:
+                plan = assistant.plan(Request(text=case.query, environment=case.env, bypass_cache=True))
+                plans[id(case)] = plan
+                return plan
+
+            report = evaluate(cases, plan_one)
+            unsafe = wrong_writes = arg_tp = arg_all = 0
+            failed = {f.query for f in report.failures}
+            for case in cases:
+                plan = plans[id(case)]
+                writes = plan.status == "planned" and any(kn.tools[s.tool_name].side_effects for s in plan.steps
+                                                          if s.skipped is None)
+                if case.expect.status in ("no_match", "needs_input") and writes:
+                    unsafe += 1
+                elif case.expect.status == "planned" and writes and case.query in failed:
+                    wrong_writes += 1
+                for tool, args in (case.expect.arguments or {}).items():
+                    step = next((s for s in plan.steps if s.tool_name == tool), None)
+                    for name, value in args.items():
+                        arg_all += 1
+                        got = step.arguments.get(name) if step else None
+                        arg_tp += int(getattr(got, "model_dump", lambda g=got: g)() == value)
+            rows.append({"pack": pack.name, "cases_file": cases_file.name, "cases": report.cases,
+                         "plan_exact": report.plan_exact, "status_accuracy": report.status_accuracy,
+                         "rule_accuracy": report.rule_accuracy, "argument_accuracy": arg_tp / (arg_all or 1),
+                         "unsafe": unsafe, "wrong_writes": wrong_writes, "p50_ms": report.p50_ms,
+                         "p95_ms": report.p95_ms})
+            if show_failures:
+                for f in report.failures:
+                    print(f"  ✗ [{pack.name}] {f.query}\n      " + "\n      ".join(f.diffs), file=sys.stderr)
+    finally:
+        assistant.close()
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("packs", nargs="*", type=Path, help="pack folders (default: the blind packs, shop, hr)")
+    parser.add_argument("--failures", action="store_true", help="print each failing case (stderr)")
+    parser.add_argument("--json", type=Path, help="also write the rows as JSON")
+    args = parser.parse_args()
+    rows: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="bench-generality-") as tmp:
+        for pack in args.packs or DEFAULT_PACKS:
+            rows.extend(score_pack(pack.resolve(), Path(tmp), args.failures))
+    print(f"{'pack / cases':32} {'n':>4} {'exact':>7} {'status':>7} {'rule':>7} {'args':>7} {'unsafe':>6} "
+          f"{'wrongW':>6} {'p50ms':>6} {'p95ms':>6}")
+    for r in rows:
+        print(f"{r['pack'] + ' / ' + r['cases_file']:32} {r['cases']:>4} {r['plan_exact']:>7.1%} "
+              f"{r['status_accuracy']:>7.1%} {r['rule_accuracy']:>7.1%} {r['argument_accuracy']:>7.1%} "
+              f"{r['unsafe']:>6} {r['wrong_writes']:>6} {r['p50_ms']:>6.1f} {r['p95_ms']:>6.1f}")
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
