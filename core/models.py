@@ -40,6 +40,7 @@ class ParamSpec(BaseModel):
     enum: list[Any] | None = None
     synonyms: dict[str, list[str]] = Field(default_factory=dict)
     patterns: list[str] = Field(default_factory=list)
+    _check: Any = PrivateAttr(default=None)  # the planner's compiled validator (core/planning/typed.py)
 
     @property
     def has_default(self) -> bool:
@@ -318,6 +319,22 @@ class PlanStep(BaseModel):
     skipped: str | None = None  # why the planner already knows this step will be skipped
 
 
+class PlanChoice(BaseModel):
+    """(ext.) One candidate a `needs_input` question offers: a rule or a tool, and what it does."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rule: str | None = None
+    tool: str | None = None
+    summary: str = ""
+
+    @model_validator(mode="after")
+    def _one(self) -> PlanChoice:
+        if (self.rule is None) == (self.tool is None):
+            raise ValueError("a choice names exactly one of rule or tool")
+        return self
+
+
 class Plan(BaseModel):
     """What a planner answers; rendered as the spec's `plan --json` object."""
 
@@ -335,6 +352,9 @@ class Plan(BaseModel):
     known: dict[str, Any] = Field(default_factory=dict)  # request values, kept for a follow-up turn
     notes: list[str] = Field(default_factory=list)
     fallback: str | None = None  # why the LLM planner did not answer (code: reason), when it was asked
+    choices: list[PlanChoice] = Field(default_factory=list)  # needs_input: the candidates the question offers
+    pending_text: str | None = None  # needs_input with choices: the request the question is about
+    language: Literal["zh", "en"] | None = None  # the conversation's language (questions follow it)
     confident: bool = Field(default=False, exclude=True)  # rule planner: matched by trigger/state/example
 
     def step(self, step_id: StepId) -> PlanStep | None:
@@ -344,6 +364,7 @@ class Plan(BaseModel):
         """The spec's JSON object: the required keys first, extensions after."""
         data = self.model_dump(mode="json")
         head = {k: data.pop(k) for k in ("status", "rule", "environment", "steps", "missing", "question")}
+        data["choices"] = [c.model_dump(exclude_none=True) for c in self.choices]
         return {**head, **data}
 
 

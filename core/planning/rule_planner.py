@@ -1,49 +1,38 @@
 """The rule planner: offline, deterministic, zero tokens.
 
-Chooses a rule or a single tool from trigger phrases, named target states, the similarity
-of the request to the knowledge's examples and what retrieval found; tailors the DAG to the
-target state and to what the request already carries; fills parameters by the spec's
-priority (request > defaults.yaml > tool default); asks for what is missing; answers
-`no_match` rather than guess.
+Reads the request's typed values first (spans), scores every candidate rule and tool on all the
+evidence (choice.py), and then either plans the best one — tailored to a named target state and
+to what the request already carries, parameters filled by the spec's priority (request >
+defaults.yaml > tool default) — asks which of close candidates is meant, asks for what is
+missing, or answers `no_match` rather than guess. Writes need more evidence than reads.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal
+import re
+from collections.abc import Callable, Sequence
+from datetime import date
+from typing import Any
 
 from core.dag import ancestors, dependents, depths, reroute
 from core.errors import UNKNOWN_ENVIRONMENT, InputError
 from core.expressions import condition_holds, reads_steps
 from core.knowledge import Knowledge
-from core.models import ParamSpec, Plan, PlanStep, Request, RetrievalHit, RuleSpec, StepId, StepRef, ToolSpec
-from core.planning.questions import missing_question, no_match_question
-from core.planning.text import normalize, shingles
-from core.planning.vocabulary import Vocabulary
+from core.models import Plan, PlanChoice, PlanStep, Request, RetrievalHit, RuleSpec, StepId, StepRef, ToolSpec
+from core.planning.choice import Candidate, Decision, decide, score
+from core.planning.extraction import Assignment, Extractor, Found, Slot, rule_slots, tool_slots
+from core.planning.lexicon import destructive, intent
+from core.planning.questions import choice_question, language_of, missing_question, no_match_question
+from core.planning.spans import Span
+from core.planning.text import find_phrases, normalize, shingles
+from core.planning.typed import MISSING, validate
+from core.planning.vocabulary import Vocabulary, candidate_key, shape_fits
 
-TOOL_MIN = 0.55  # least example similarity for a single tool without other evidence
-RULE_MIN = 0.60  # least example similarity for a rule without a trigger phrase or state
-NEAR_EXAMPLE = 0.75  # an example this close is as strong as a trigger phrase...
-NEAR_MARGIN = 0.30  # ...when it beats the triggered rule's own similarity by this much
-
-
-@dataclass
-class Choice:
-    kind: Literal["rule", "tool"]
-    name: str
-    score: float
-    evidence: str
-    sim: float = 0.0  # the best example similarity alone
-
-
-@dataclass
-class _Values:
-    """Request values by name, extracted on demand and remembered for a follow-up turn."""
-
-    known: dict[str, Any] = field(default_factory=dict)
-    prior: dict[str, Any] = field(default_factory=dict)
-    prior_target: str | None = None  # the state the open question's plan was tailored to
+ALL_CANDIDATES = 120
+LOOSE_TRIGGER = 0.6  # a trigger phrase found with one gap in it
+LOOSE_STATE = 0.6  # a state named by another form of its word  # a knowledge this small is scored whole; a larger one by what retrieval found
+_PICK = re.compile(r"^\s*(?:#|no\.?|第|option\s*)?\s*(\d{1,2})\s*(?:个|号|st|nd|rd|th)?\s*[.)。!！]?\s*$", re.I)
+_REPLY_FILLER = re.compile(r"^(?:it'?s|it is|is|=|:|是|为|就是|用)\s*|[。.!！]+$", re.I)
 
 
 class RulePlanner:
@@ -51,115 +40,254 @@ class RulePlanner:
 
     name = "rules"
 
-    def __init__(self, knowledge: Knowledge, *, default_environment: str | None = None) -> None:
+    def __init__(self, knowledge: Knowledge, *, default_environment: str | None = None,
+                 today: Callable[[], date] = date.today) -> None:
         self.kn = knowledge
         self.voc = Vocabulary.build(knowledge)
+        self.extractor = Extractor(self.voc)
         self.default_environment = default_environment
+        self.today = today
+        self.slots: dict[str, list[Slot]] = {}
+        self.writes: dict[str, bool] = {}
+        for rule in knowledge.rules.values():
+            key = candidate_key("rule", rule.rule_name)
+            self.slots[key] = rule_slots(rule, knowledge)
+            self.writes[key] = any(knowledge.tools[s.tool_name].side_effects for s in rule.dag_definition)
+        for tool in knowledge.tools.values():
+            key = candidate_key("tool", tool.tool_name)
+            self.slots[key] = tool_slots(tool)
+            self.writes[key] = tool.side_effects
+        self.steps_of = {r.rule_name: {s.tool_name for s in r.dag_definition} for r in knowledge.rules.values()}
+        self.enum_words = [entry for phrases in self.voc.enums.values() for entry in phrases]
 
     # ------------------------------------------------------------------ entry point
 
     def plan(self, request: Request, hits: Sequence[RetrievalHit] | None = None) -> Plan:
         text = normalize(request.text)
         prev = request.previous if request.previous and request.previous.status == "needs_input" else None
-        choice, tool_choice = self.choose(self._without_environment(text), hits, prev)
-        if choice is None:
-            return Plan(status="no_match", question=no_match_question(self.kn, self.voc, text, hits))
-        plan = self._plan_choice(choice, tool_choice, text, request, prev)
-        # Sure = matched by the knowledge's own words (trigger, state, a near-verbatim example, the
-        # thread's open question) with nothing missing: `planner=auto` asks no LLM then.
-        strong = choice.evidence in ("trigger", "state", "conversation") or choice.sim >= NEAR_EXAMPLE
-        plan.confident = plan.status == "planned" and strong
+        lang = (prev.language if prev and prev.language else None) or language_of(text)
+        if prev is not None:
+            follow = self._follow_up(text, prev, hits, request, lang)
+            if follow is not None:
+                return follow
+        return self._fresh(text, request, hits, lang)
+
+    def _fresh(self, text: str, request: Request, hits: Sequence[RetrievalHit] | None, lang: str,
+               only: str | None = None) -> Plan:
+        bare = self._without_environment(text)
+        spans = self.voc.spans(bare, self.today())
+        candidates = self.candidates(bare, spans, hits, only=only, request=request, lang=lang)
+        decision = decide(candidates, self.steps_of) if only is None else Decision("plan", candidates[0])
+        if decision.verdict == "no_match" or decision.best is None:
+            return Plan(status="no_match", question=no_match_question(self.kn, self.voc, text, hits, lang),
+                        language=lang, notes=[decision.reason] if decision.reason else [])
+        if decision.verdict == "ask":
+            return self._ask(decision, text, lang)
+        decision.best = self._single_action(decision.best, candidates)
+        plan = self._plan_candidate(decision.best, text, request, decision.best.assignment or Assignment({}, {}),
+                                    {}, None, lang)  # with the environment words back in the text
+        plan.confident = plan.status == "planned" and decision.best.strong
         return plan
 
-    def _plan_choice(self, choice: Choice, tool_choice: Choice | None, text: str, request: Request,
-                     prev: Plan | None) -> Plan:
-        pack = self.kn.pack_of(choice.name)
-        env = self._environment(text, request, pack)
-        values = _Values(prior=dict(prev.known) if prev else {},
-                         prior_target=prev.target_state if prev and prev.rule == choice.name else None)
-        if choice.kind == "tool":
-            return self._plan_tool(self.kn.tools[choice.name], text, env, values)
-        plan = self._plan_rule(self.kn.rules[choice.name], text, env, values)
-        # A request that names an existing entity (a producer of the rule is dropped because the
-        # request gives its output) and reads like a single action is that action alone.
-        if tool_choice and any(n.startswith("dropped") for n in plan.notes):
-            single = self._plan_tool(self.kn.tools[tool_choice.name], text, env, _Values(prior=values.prior))
-            if single.status == "planned":
-                return single
-        return plan
+    # ------------------------------------------------------------------ candidates and evidence
 
-    # ------------------------------------------------------------------ choosing
-
-    def choose(self, text: str, hits: Sequence[RetrievalHit] | None,
-               prev: Plan | None) -> tuple[Choice | None, Choice | None]:
-        """The best candidate (None = no match), and the best single tool on its own."""
-        rules, tools, triggered = self._candidates(text, hits)
-        return self._decide(text, rules, tools, bool(triggered), prev)
-
-    def _candidates(self, text: str, hits: Sequence[RetrievalHit] | None,
-                    ) -> tuple[list[Choice], list[Choice], dict[str, int]]:
-        """Every rule and the retrieved (or all) tools, scored by trigger, state and example similarity."""
+    def candidates(self, text: str, spans: list[Span], hits: Sequence[RetrievalHit] | None, *,
+                   only: str | None = None, request: Request | None = None, lang: str = "en") -> list[Candidate]:
+        """Every candidate in reach, with its features, the values it would take and its plan."""
+        request = request or Request(text=text)
         sh = shingles(text)
-        triggered: dict[str, int] = {}
-        for hit in self.voc.trigger_hits(text):
-            triggered[hit.payload] = max(triggered.get(hit.payload, 0), len(hit.phrase))
-        rules: list[Choice] = []
-        for name in self.kn.rules:
-            sim = self.voc.rule_similarity(sh, name)
-            if name in triggered:
-                rules.append(Choice("rule", name, 2 + 0.05 * triggered[name] + sim, "trigger", sim))
-            elif self.voc.state_hits(text, name):
-                rules.append(Choice("rule", name, 1 + sim, "state", sim))
+        triggered = {h.payload for h in self.voc.trigger_hits(text)}
+        loose = {h.payload for h in self.voc.loose_trigger_hits(text)} - triggered
+        rank = {candidate_key(h.kind, h.name): 1 / (1 + h.rank) for h in hits or []}
+        keys = [only] if only else self._keys(hits, triggered | loose, text)
+        units = self._value_units(text, spans)
+        masked = self._without_remarks(_mask(text, [(s.start, s.end) for s in spans]), units)
+        alien = self.voc.lexicon.alien(self.voc.lexicon.request_tokens(_mask(masked, units)))
+        destroys = destructive(text)
+        stated = {r for r in self.kn.rules if self.voc.state_hits(text, r)}  # rules whose state the text names
+        stems = self.voc.lexicon.stems(masked)
+        loosely = {r for r in self.kn.rules if r not in stated and self.voc.loose_state_hits(stems, r)}
+        out = []
+        for key in keys:
+            kind, _, name = key.partition(":")
+            assignment = self.extractor.assign(text, spans, self.slots[key])
+            c = Candidate(kind, name, self.writes[key], assignment=assignment, alien=alien)  # type: ignore[arg-type]
+            if kind == "rule":
+                c.trigger = 1.0 if name in triggered else LOOSE_TRIGGER if name in loose else 0.0
+                c.state = 1.0 if name in stated else LOOSE_STATE if name in loosely else 0.0
+                c.lex = self.voc.rule_similarity(sh, name)
             else:
-                rules.append(Choice("rule", name, sim, "similarity", sim))
-        bonus = {h.name: 0.02 / (1 + h.rank) for h in hits or []}
-        tool_names = [h.name for h in hits if h.kind == "tool"] if hits else list(self.kn.tools)
-        tools = []
-        for n in tool_names:
-            if n in self.kn.tools:
-                sim = self.voc.tool_similarity(sh, n)
-                tools.append(Choice("tool", n, sim + bonus.get(n, 0.0), "similarity", sim))
-        for c in rules:
-            c.score += bonus.get(c.name, 0.0)
-        return rules, tools, triggered
+                c.lex = self.voc.tool_similarity(sh, name)
+            c.unreached = float(bool(stated) and name not in stated)
+            c.verbatim = max(0.0, (c.lex - 0.75) / 0.25)
+            # What the request wants, read without the words this candidate takes as values ("open" as a status)
+            c.intent = float(intent(_mask(text, [(f.start, f.end) for f in assignment.values.values()
+                                                  if f.how == "enum"])) * (1 if c.writes else -1))
+            c.destroys = [w for w in destroys if not self.voc.lexicon.knows(key, w)]
+            c.rank = rank.get(key, 0.0)
+            used = [(f.start, f.end) for f in assignment.values.values()]
+            explained = sum(any(s < e2 and s2 < e for s2, e2 in used) for s, e in units)
+            c.fit = (explained + 0.5) / (len(units) + 0.5)
+            # Coverage: the words (enum words are the candidate's own words) and the typed values.
+            spoken = [(f.start, f.end) for f in assignment.values.values() if f.how != "enum"]
+            content = self.voc.lexicon.request_tokens(_mask(masked, spoken))
+            typed = sum(any(s.start < e2 and s2 < s.end for s2, e2 in used) for s in spans)
+            c.cov = self.voc.lexicon.coverage(content, key, len(spans), typed, writes=c.writes)
+            c.core = self.voc.core.coverage(content, key)
+            c.plan = self._plan_candidate(c, text, request, assignment, {}, None, lang)
+            c.fill = 1 / (1 + len(c.plan.missing))
+            out.append(c)
+        if hits is None and not only:  # no retrieval (no index): rank by the request's own words instead
+            for position, c in enumerate(sorted(out, key=lambda c: -(c.cov + c.core + c.lex))):
+                c.rank = 1 / (1 + position)
+        return out
 
-    def _decide(self, text: str, rules: list[Choice], tools: list[Choice], triggered: bool,
-                prev: Plan | None) -> tuple[Choice | None, Choice | None]:
-        best_rule = max(rules, key=lambda c: c.score, default=None)
-        best_tool = max(tools, key=lambda c: c.score, default=None)
-        good_tool = best_tool if best_tool and best_tool.score >= TOOL_MIN else None
-        if prev and (prev.rule or prev.tool) and not triggered:
-            return Choice("rule" if prev.rule else "tool", prev.rule or prev.tool or "", 1.0, "conversation"), None
-        if best_rule and best_rule.evidence == "trigger":
-            # A near-verbatim example of something else outweighs a short trigger phrase.
-            near = max((c for c in [*rules, *tools] if c is not best_rule and c.sim >= NEAR_EXAMPLE),
-                       key=lambda c: c.sim, default=None)
-            if near and near.sim >= best_rule.sim + NEAR_MARGIN:
-                return near, None
-            # A named target state the triggered rule cannot reach: a rule that reaches it serves better.
-            reaching = [c for c in rules if c.evidence == "state"]
-            if reaching and not self.voc.state_hits(text, best_rule.name):
-                return max(reaching, key=lambda c: c.score), good_tool
-            return best_rule, good_tool
-        if best_rule and best_rule.evidence == "state":
-            # A state word asks for the rule, unless the best tool's own examples use that word
-            # (a read such as "list the orders awaiting shipment").
-            words = [h.phrase.lower() for h in self.voc.state_hits(text, best_rule.name)]
-            if good_tool and any(w in e.user_query.lower() for w in words
-                                 for e in self.kn.tools[good_tool.name].examples):
-                return good_tool, None
-            return best_rule, good_tool
-        if good_tool and (not best_rule or good_tool.score >= best_rule.score):
-            return good_tool, None
-        if best_rule and best_rule.score >= RULE_MIN:
-            return best_rule, good_tool
-        return None, None
+    @staticmethod
+    def _single_action(best: Candidate, candidates: list[Candidate]) -> Candidate:
+        """A rule cut down to one step because the request names the entity its other steps would
+        make, chosen without its trigger phrase, is that step's tool: "取消订单O100000123" cancels that
+        order; it is not the cancel-an-unpaid-order recipe."""
+        if best.kind != "rule" or best.trigger > 0 or best.plan is None:
+            return best
+        steps = [s for s in best.plan.steps if s.skipped is None]
+        if len(steps) != 1 or not any(n.startswith("dropped") for n in best.plan.notes):
+            return best  # one step left by a named state ("待支付") is still the recipe
+        tool = next((c for c in candidates if c.kind == "tool" and c.name == steps[0].tool_name), None)
+        if tool is None or tool.plan is None or len(tool.plan.missing) > len(best.plan.missing) or tool.lex < best.lex:
+            return best  # the recipe's own example says it better than the tool's
+        return tool
+
+    def _keys(self, hits: Sequence[RetrievalHit] | None, triggered: set[str], text: str) -> list[str]:
+        everything = [candidate_key("rule", r) for r in self.kn.rules] + [candidate_key("tool", t) for t in self.kn.tools]
+        if hits is None or len(everything) <= ALL_CANDIDATES:
+            return everything
+        keys = {candidate_key(h.kind, h.name) for h in hits} | {candidate_key("rule", r) for r in triggered}
+        keys |= {candidate_key("rule", r) for r in self.kn.rules if self.voc.state_hits(text, r)}
+        return [k for k in everything if k in keys]
+
+    def _without_remarks(self, text: str, units: list[tuple[int, int]]) -> str:
+        """Clauses the knowledge knows no word of and that hold no value ("项目上线期间不能休" after the
+        request proper) are a remark, not what is asked: they neither help nor hurt any candidate."""
+        clauses = [(m.start(), m.end()) for m in re.finditer(r"[^,，。;；!！?？\n]+", text)]
+        if len(clauses) < 2:
+            return text
+        known = self.voc.lexicon.known
+        remarks = [(s, e) for s, e in clauses if not any(us < e and s < ue for us, ue in units)
+                   and not any(t in known for t in self.voc.lexicon.request_tokens(text[s:e]))]
+        return _mask(text, remarks) if len(remarks) < len(clauses) else text
+
+    def _value_units(self, text: str, spans: list[Span]) -> list[tuple[int, int]]:
+        """The values a request states: typed spans and enum words of any parameter."""
+        units = [(s.start, s.end) for s in spans]
+        for hit in find_phrases(text, self.enum_words):
+            if not any(s < hit.end and hit.start < e for s, e in units):
+                units.append((hit.start, hit.end))
+        return units
+
+    # ------------------------------------------------------------------ questions and follow-ups
+
+    def _ask(self, decision: Decision, text: str, lang: str) -> Plan:
+        choices = [PlanChoice(**{c.kind: c.name}, summary=self._summary(c)) for c in decision.choices]
+        return Plan(status="needs_input", choices=choices, pending_text=text, language=lang,
+                    question=choice_question(choices, lang), notes=[decision.reason])
+
+    def _summary(self, c: Candidate) -> str:
+        spec: Any = self.kn.rules[c.name] if c.kind == "rule" else self.kn.tools[c.name]
+        first = spec.description.strip().splitlines()[0] if spec.description.strip() else c.name
+        return first[:140]
+
+    def _follow_up(self, text: str, prev: Plan, hits: Sequence[RetrievalHit] | None, request: Request,
+                   lang: str) -> Plan | None:
+        """The answer to the thread's open question; None when the message is a new request."""
+        if prev.choices:
+            picked, pure = self._pick(text, prev, hits)
+            if picked is None:
+                return None
+            combined = (prev.pending_text or "") if pure else f"{prev.pending_text or ''} {text}"
+            plan = self._fresh(combined, request, hits, lang, only=picked)
+            plan.confident = plan.status == "planned"
+            return plan
+        name = prev.rule or prev.tool
+        if not name:
+            return None
+        triggered = {h.payload for h in self.voc.trigger_hits(text)}
+        if triggered and name not in triggered:
+            return None  # names another rule: a new request
+        key = candidate_key("rule" if prev.rule else "tool", name)
+        bare = self._without_environment(text)
+        spans = self.voc.spans(bare, self.today())
+        assignment = self.extractor.assign(bare, spans, self.slots[key])
+        self._bare_answer(bare, spans, key, prev, assignment)
+        c = Candidate("rule" if prev.rule else "tool", name, self.writes[key], assignment=assignment)
+        pack = self.kn.pack_of(name)
+        if request.environment is None and prev.environment and not self.voc.environment_hits(text, pack):
+            request = request.model_copy(update={"environment": prev.environment})  # the thread's environment
+        plan = self._plan_candidate(c, text, request, assignment, dict(prev.known), prev.target_state, lang)
+        plan.confident = plan.status == "planned"
+        return plan
+
+    def _pick(self, text: str, prev: Plan, hits: Sequence[RetrievalHit] | None) -> tuple[str | None, bool]:
+        """Which offered choice a reply picks (by number, name or a rephrase), and whether the reply
+        was only the pick."""
+        keys = [candidate_key("rule" if c.rule else "tool", c.rule or c.tool or "") for c in prev.choices]
+        m = _PICK.match(text)
+        if m and 1 <= int(m.group(1)) <= len(keys):
+            return keys[int(m.group(1)) - 1], True
+        lowered = text.strip().lower()
+        for key in keys:
+            if key.partition(":")[2].lower() == lowered:
+                return key, True
+        combined = self._without_environment(f"{prev.pending_text or ''} {text}")
+        spans = self.voc.spans(combined, self.today())
+        scored = [c for key in keys for c in self.candidates(combined, spans, hits, only=key)]
+        for c in scored:
+            c.score = score(c)
+        best = max(scored, key=lambda c: c.score, default=None)
+        own = self.voc.lexicon.request_tokens(self._without_environment(text))
+        if best is None or not any(self.voc.lexicon.knows(c.key, t) for c in scored for t in own):
+            return None, False  # the reply says nothing about the choices: a new request
+        return best.key, False
+
+    def _bare_answer(self, text: str, spans: list[Span], key: str, prev: Plan, assignment: Assignment) -> None:
+        """A reply that is just a value ("123456", "王伟") answers the one missing value it fits."""
+        open_names = [n for n in prev.missing if n not in assignment.values]
+        reply = _REPLY_FILLER.sub("", text.strip()).strip()
+        if not open_names or not reply or len(reply) > 64:
+            return
+        raws: list[tuple[Any, int, int]] = [(s.value, s.start, s.end) for s in spans
+                                            if (s.end - s.start) >= len(reply) - 2]
+        if not raws and " " not in reply and not self.voc.is_own_word(reply):
+            raws = [(reply, text.find(reply), text.find(reply) + len(reply))]
+        slots = {s.name: s for s in self.slots[key]}
+        fits = []
+        for name in open_names:
+            slot = slots.get(name)
+            shapes = [self.voc.shapes[k] for k in self._shape_keys(slot)] if slot else []
+            for raw, start, end in raws:
+                if not all(shape_fits(str(raw), s) for s in shapes):
+                    continue  # "abc" is not an item id when every example id is digits
+                value = raw
+                for _, param in slot.params if slot else []:
+                    value = validate(value, param)
+                    if value is MISSING:
+                        break
+                if slot and value is not MISSING:
+                    fits.append((name, Found(value, start, end, "answer", 3.0)))
+        if len({n for n, _ in fits}) == 1:
+            assignment.values[fits[0][0]] = fits[0][1]
+            assignment.refused.pop(fits[0][0], None)
+
+    def _shape_keys(self, slot: Slot) -> list[tuple[str, str]]:
+        keys = [(o, slot.name) for o in slot.owners] + [(t.tool_name, p.name) for t, p in slot.params]
+        return [k for k in keys if k in self.voc.shapes and self.voc.shapes[k].signatures]
+
+    # ------------------------------------------------------------------ environment
 
     def _without_environment(self, text: str) -> str:
         """The text minus environment words: they say where, not what, so they must not sway the choice."""
         for pack in self.kn.packs:
             for hit in reversed(self.voc.environment_hits(text, pack)):
-                text = text[:hit.start] + " " + text[hit.end:]
+                text = text[:hit.start] + " " * (hit.end - hit.start) + text[hit.end:]
         return text
 
     def _environment(self, text: str, request: Request, pack: str) -> str | None:
@@ -179,26 +307,24 @@ class RulePlanner:
             return self.default_environment
         return self.kn.default_environment(pack)
 
-    # ------------------------------------------------------------------ values
+    # ------------------------------------------------------------------ plans
 
-    def _request_value(self, text: str, name: str, tool: ToolSpec, param: ParamSpec, values: _Values,
-                       rule: RuleSpec | None) -> tuple[bool, Any]:
-        if name in values.known:
-            return True, values.known[name]
-        extra = ((rule.rule_name, name),) if rule else ()
-        if name != param.name:
-            extra += ((tool.tool_name, name),)
-        got = self.voc.extract(text, tool, param, extra)
-        if got is not None:
-            values.known[name] = got.value
-            return True, got.value
-        if name in values.prior:
-            values.known[name] = values.prior[name]
-            return True, values.prior[name]
-        return False, None
+    def _plan_candidate(self, c: Candidate, text: str, request: Request, assignment: Assignment,
+                        prior: dict[str, Any], prior_target: str | None, lang: str) -> Plan:
+        pack = self.kn.pack_of(c.name)
+        env = self._environment(text, request, pack)
+        known = {**prior, **{n: f.value for n, f in assignment.values.items()}}
+        refused = {n: r for n, r in assignment.refused.items() if n not in known}
+        if c.kind == "tool":
+            plan = self._plan_tool(self.kn.tools[c.name], env, known, refused)
+        else:
+            plan = self._plan_rule(self.kn.rules[c.name], text, env, known, refused,
+                                   prior_target if c.kind == "rule" else None)
+        plan.language = lang
+        return self._finish(plan, refused, text, lang)
 
-    def _arguments(self, text: str, tool: ToolSpec, step_mapping: dict[str, Any], carried: dict[str, Any],
-                   env: str | None, values: _Values, rule: RuleSpec | None,
+    def _arguments(self, tool: ToolSpec, step_mapping: dict[str, Any], carried: dict[str, Any], env: str | None,
+                   known: dict[str, Any], refused: dict[str, str], rule: RuleSpec | None,
                    missing: list[str]) -> tuple[dict[str, Any], dict[str, str]]:
         defaults = self.kn.defaults_for(tool.pack, env)
         args: dict[str, Any] = {}
@@ -222,10 +348,12 @@ class RulePlanner:
                 sources[param.name] = "step_output"
                 continue
             name = mapping.value if mapping is not None else param.name
-            found, value = self._request_value(text, name, tool, param, values, rule)
             use_defaults = mapping is not None or param.required
-            if found:
-                args[param.name], sources[param.name] = value, "request"
+            if name in known:
+                args[param.name], sources[param.name] = known[name], "request"
+            elif name in refused:
+                if name not in missing:  # the request said a value that is not allowed: never a default instead
+                    missing.append(name)
             elif use_defaults and name in defaults:
                 args[param.name], sources[param.name] = defaults[name], "defaults"
             elif param.has_default:
@@ -234,32 +362,30 @@ class RulePlanner:
                 missing.append(name)
         return args, sources
 
-    # ------------------------------------------------------------------ plans
-
-    def _plan_tool(self, tool: ToolSpec, text: str, env: str | None, values: _Values) -> Plan:
+    def _plan_tool(self, tool: ToolSpec, env: str | None, known: dict[str, Any], refused: dict[str, str]) -> Plan:
         missing: list[str] = []
-        args, sources = self._arguments(text, tool, {}, {}, env, values, None, missing)
+        args, sources = self._arguments(tool, {}, {}, env, known, refused, None, missing)
         step = PlanStep(step_id=1, tool_name=tool.tool_name, arguments=args, description=tool.description,
                         sources=sources)  # type: ignore[arg-type]
-        plan = Plan(status="planned", tool=tool.tool_name, environment=env, steps=[step], pack=tool.pack,
-                    known=values.known)
-        return self._finish(plan, missing, tool.description, tool.examples[0].user_query if tool.examples else None,
-                            text)
+        plan = Plan(status="planned", tool=tool.tool_name, environment=env, steps=[step], pack=tool.pack, known=known)
+        plan.missing = missing
+        return plan
 
-    def _plan_rule(self, rule: RuleSpec, text: str, env: str | None, values: _Values) -> Plan:
+    def _plan_rule(self, rule: RuleSpec, text: str, env: str | None, known: dict[str, Any], refused: dict[str, str],
+                   prior_target: str | None) -> Plan:
         deps = {s.step_id: list(s.dependencies) for s in rule.dag_definition}
         notes: list[str] = []
-        keep, target = self._tailor_by_state(rule, text, deps, values.prior_target)
+        keep, target = self._tailor_by_state(rule, text, deps, prior_target)
         if target is not None:
             state = rule.step(target).reaches_state  # type: ignore[union-attr]
             notes.append(f"tailored to state {state.name}: steps {', '.join(str(s) for s in sorted(keep, key=str))}")
-        carried = self._carried(rule, text, keep, values)
-        dropped = self._droppable(rule, keep, carried, target)
+        carried = self._carried(rule, keep, known)
+        dropped = self._droppable(rule, keep, carried, target, known)
         for sid in dropped:
             notes.append(f"dropped step {sid} ({rule.step(sid).tool_name}): the request gives its output")  # type: ignore[union-attr]
         keep -= dropped
         new_deps = reroute(deps, keep)
-        off = self._statically_skipped(rule, text, keep, env, values)
+        off = self._statically_skipped(rule, keep, env, known)
         missing: list[str] = []
         steps: list[PlanStep] = []
         for spec in rule.dag_definition:
@@ -267,8 +393,8 @@ class RulePlanner:
                 continue
             tool = self.kn.tools[spec.tool_name]
             step_missing: list[str] = []
-            args, sources = self._arguments(text, tool, spec.parameter_mapping, carried.get(spec.step_id, {}), env,
-                                            values, rule, step_missing)
+            args, sources = self._arguments(tool, spec.parameter_mapping, carried.get(spec.step_id, {}), env,
+                                            known, refused, rule, step_missing)
             if spec.step_id in off:
                 notes.append(f"step {spec.step_id} ({spec.tool_name}) will be skipped: {off[spec.step_id]}")
             else:
@@ -279,21 +405,15 @@ class RulePlanner:
                                   skipped=off.get(spec.step_id)))
         plan = Plan(status="planned", rule=rule.rule_name, environment=env, steps=steps, pack=rule.pack,
                     target_state=rule.step(target).reaches_state.name if target is not None else None,  # type: ignore[union-attr]
-                    known=values.known, notes=notes)
-        return self._finish(plan, missing, rule.description, rule.examples[0].user_query if rule.examples else None,
-                            text)
+                    known=known, notes=notes)
+        plan.missing = missing
+        return plan
 
-    def _statically_skipped(self, rule: RuleSpec, text: str, keep: set[StepId], env: str | None,
-                            values: _Values) -> dict[StepId, str]:
+    def _statically_skipped(self, rule: RuleSpec, keep: set[StepId], env: str | None,
+                            known: dict[str, Any]) -> dict[StepId, str]:
         """Steps whose condition the request and defaults already decide as false, and the steps
         that read their output: their inputs are not asked for."""
-        for spec in rule.dag_definition:  # every request value first: conditions may read any of them
-            if spec.step_id in keep:
-                tool = self.kn.tools[spec.tool_name]
-                for pname, m in spec.parameter_mapping.items():
-                    if m.source in ("initial_query", "defaults"):
-                        self._request_value(text, m.value, tool, tool.param(pname), values, rule)  # type: ignore[arg-type]
-        context = {"query": values.known, "defaults": self.kn.defaults_for(rule.pack, env), "steps": {}}
+        context = {"query": known, "defaults": self.kn.defaults_for(rule.pack, env), "steps": {}}
         off: dict[StepId, str] = {}
         for spec in rule.dag_definition:
             if spec.step_id not in keep:
@@ -308,6 +428,11 @@ class RulePlanner:
                          prior_target: str | None = None) -> tuple[set[StepId], StepId | None]:
         hits = self.voc.state_hits(text, rule.rule_name)
         if not hits:
+            loose = self.voc.loose_state_hits(self.voc.lexicon.stems(text), rule.rule_name)
+            if loose:
+                depth = depths(deps)
+                target = max(loose, key=lambda sid: depth[sid])
+                return {target} | ancestors(deps, target), target
             # An answer to the thread's question ("商品123456") keeps the state the question was about.
             earlier = next((s.step_id for s in rule.dag_definition
                             if prior_target and s.reaches_state and s.reaches_state.name == prior_target), None)
@@ -319,28 +444,29 @@ class RulePlanner:
         target = max((h.payload for h in hits), key=lambda sid: (depth[sid], order[sid]))
         return {target} | ancestors(deps, target), target
 
-    def _carried(self, rule: RuleSpec, text: str, keep: set[StepId],
-                 values: _Values) -> dict[StepId, dict[str, Any]]:
-        """Step-output parameters whose value the request itself states."""
+    def _carried(self, rule: RuleSpec, keep: set[StepId], known: dict[str, Any]) -> dict[StepId, dict[str, Any]]:
+        """Step-output parameters whose value the request itself states (validated as that parameter)."""
         carried: dict[StepId, dict[str, Any]] = {}
         for spec in rule.dag_definition:
             if spec.step_id not in keep:
                 continue
             tool = self.kn.tools[spec.tool_name]
             for pname, mapping in spec.parameter_mapping.items():
-                if mapping.source != "step_output":
+                if mapping.source != "step_output" or pname not in known:
                     continue
-                param = tool.param(pname)
-                found, value = self._request_value(text, pname, tool, param, values, rule)  # type: ignore[arg-type]
-                if found:
+                value = validate(known[pname], tool.param(pname))  # type: ignore[arg-type]
+                if value is not MISSING:
                     carried.setdefault(spec.step_id, {})[pname] = value
         return carried
 
     def _droppable(self, rule: RuleSpec, keep: set[StepId], carried: dict[StepId, dict[str, Any]],
-                   target: StepId | None) -> set[StepId]:
-        """Producers nobody needs any more once the request's own values replace their outputs."""
+                   target: StepId | None, known: dict[str, Any]) -> set[StepId]:
+        """Producers nobody needs any more once the request's own values replace their outputs. A
+        write the request gives its own inputs to is wanted for itself, whatever it also produces."""
         if not carried:
             return set()
+        wanted = {s.step_id for s in rule.dag_definition if self.kn.tools[s.tool_name].side_effects
+                  and any(m.source == "initial_query" and m.value in known for m in s.parameter_mapping.values())}
         readers: dict[StepId, set[StepId]] = {sid: set() for sid in keep}
         for spec in rule.dag_definition:
             if spec.step_id not in keep:
@@ -357,7 +483,7 @@ class RulePlanner:
         while changed:
             changed = False
             for sid in keep - dropped:
-                if sid == target or readers[sid] - dropped:
+                if sid == target or sid in wanted or readers[sid] - dropped:
                     continue
                 feeds_only_dropped = bool(below[sid]) and below[sid] <= dropped
                 if sid in producers or feeds_only_dropped:
@@ -365,9 +491,19 @@ class RulePlanner:
                     changed = True
         return dropped
 
-    def _finish(self, plan: Plan, missing: list[str], description: str, example: str | None, text: str) -> Plan:
-        if missing:
+    def _finish(self, plan: Plan, refused: dict[str, str], text: str, lang: str) -> Plan:
+        if plan.missing:
+            spec: Any = self.kn.rules[plan.rule] if plan.rule else self.kn.tools[plan.tool or ""]
+            example = spec.examples[0].user_query if spec.examples else None
             plan.status = "needs_input"
-            plan.missing = missing
-            plan.question = missing_question(self.kn, plan, missing, description, example, text)
+            plan.question = missing_question(self.kn, plan, plan.missing, spec.description, example, lang,
+                                             {n: r for n, r in refused.items() if n in plan.missing})
         return plan
+
+
+def _mask(text: str, ranges: list[tuple[int, int]]) -> str:
+    chars = list(text)
+    for start, end in ranges:
+        for i in range(max(0, start), min(len(chars), end)):
+            chars[i] = " "
+    return "".join(chars)

@@ -34,12 +34,27 @@ class PhraseHit(Generic[T]):
     payload: T
 
 
-def phrase_pattern(phrase: str) -> re.Pattern[str]:
-    """Case-insensitive; ASCII words only match whole (no 'pre' inside 'prepare')."""
+def phrase_pattern(phrase: str, *, case_sensitive: bool = False) -> re.Pattern[str]:
+    """Case-insensitive unless asked; ASCII words only match whole (no 'pre' inside 'prepare')."""
     body = re.escape(phrase)
     if is_ascii_word(phrase):
         body = rf"(?<![A-Za-z0-9]){body}(?![A-Za-z0-9])"
-    return re.compile(body, re.IGNORECASE)
+    return re.compile(body, 0 if case_sensitive else re.IGNORECASE)
+
+
+def gapped_pattern(phrase: str) -> re.Pattern[str] | None:
+    """The phrase with one gap inside it ("约核磁" in "约个明天的核磁", "outbound shipment" in "outbound
+    UPS shipment"): a looser match, worth less than the phrase itself."""
+    words = phrase.split()
+    if len(words) >= 2 and all(is_ascii_word(w) for w in words):
+        parts = [r"\s+".join(re.escape(w) for w in words[:i]) + r"(?:\s+\S+){1,3}\s+"
+                 + r"\s+".join(re.escape(w) for w in words[i:]) for i in range(1, len(words))]
+        return re.compile(rf"(?<![A-Za-z0-9])(?:{'|'.join(parts)})(?![A-Za-z0-9])", re.IGNORECASE)
+    if len(phrase) >= 3 and not any(c.isspace() for c in phrase) and not phrase.isascii():
+        parts = [re.escape(phrase[:i]) + r"[^,，。;；!！?？\s]{1,6}?" + re.escape(phrase[i:])
+                 for i in range(1, len(phrase)) if len(phrase[:i]) >= 1 and len(phrase[i:]) >= 1]
+        return re.compile("|".join(parts), re.IGNORECASE)
+    return None
 
 
 def find_phrases(text: str, phrases: Iterable[tuple[re.Pattern[str], str, T]]) -> list[PhraseHit[T]]:

@@ -1,30 +1,107 @@
 """The request vocabulary a pack teaches, compiled once per Knowledge.
 
-Environments by name/alias, target states by `reaches_state`, trigger phrases, parameter
-values by `patterns`, enum values and `synonyms` (longest match wins), and the contexts the
-`examples` show around each extracted value.
+Environments by name/alias, target states by `reaches_state`, trigger phrases, parameter values
+by `patterns`, enum values and `synonyms` (longest match wins), what the `examples` show about
+each parameter's values (their shape, unit and the words before them), and every candidate's own
+words (for how much of a request it explains).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 from core.knowledge import Knowledge
-from core.models import Example, ParamSpec, StepId, ToolSpec
-from core.planning.text import PhraseHit, cast, find_phrases, phrase_pattern, shingles, similarity
+from core.models import Example, ParamSpec, RuleSpec, StepId, ToolSpec
+from core.planning.lexicon import Lexicon, is_stopword, name_words, stem, tokens
+from core.planning.names import person_names
+from core.planning.spans import Span, find_spans
+from core.planning.text import PhraseHit, find_phrases, gapped_pattern, phrase_pattern, shingles, similarity
 
 Phrases = list[tuple[re.Pattern[str], str, Any]]
-MISSING = object()
 _CJK = r"[\u3400-\u9fff]"
+_CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
+# Examples are read with a fixed "today": only the shape of their values matters here.
+_EXAMPLE_DAY = date(2024, 1, 1)
+_LEFT_WORD = re.compile(r"([A-Za-z]+|[\u3400-\u9fff]{1,2})[\s:：=#]*$")
+
+
+def candidate_key(kind: str, name: str) -> str:
+    return f"{kind}:{name}"
 
 
 @dataclass
-class Extracted:
-    value: Any
-    start: int
-    how: str  # pattern | enum | example
+class Shape:
+    """What a parameter's example values look like: span kinds with units, words before them."""
+
+    kinds: set[tuple[str, str | None]] = field(default_factory=set)
+    signatures: set[str] = field(default_factory=set)  # "O100000001" -> "A9": letters, digits, separators
+    lefts: set[str] = field(default_factory=set)
+    digits: bool | None = None  # whether the example values hold digits (ids do; names do not)
+
+    def learn(self, example: Example, name: str) -> None:
+        raw = example.extracted_params.get(name)
+        if raw is None or isinstance(raw, bool | dict | list):
+            return
+        value, query = str(raw), example.user_query
+        has_digit = any(c.isdigit() for c in value)
+        self.digits = has_digit if self.digits is None else (self.digits or has_digit)
+        self.signatures.add(signature(value))
+        spans = find_spans(query, _EXAMPLE_DAY)
+        pos = query.find(value)
+        for span in spans:
+            if span.value == raw or span.text == value or (pos >= 0 and span.start <= pos < span.end):
+                self.kinds.add((span.kind, span.unit))
+                pos = span.start
+                break
+        if pos > 0:
+            m = _LEFT_WORD.search(query[:pos])
+            if m:
+                self.lefts.add(m.group(1).lower())
+
+
+def signature(value: str) -> str:
+    """The shape of an id: runs of letters become A, of digits 9, separators stay ("SHP-2024-00017" -> "A-9-9")."""
+    return re.sub(r"\d+", "9", re.sub(r"[A-Za-z]+", "A", value))
+
+
+def shape_fits(value: str, shape: Shape) -> bool:
+    """Whether a bare value looks like the examples' values for a parameter (digits where they had
+    digits, the same letters-and-digits outline for ids)."""
+    if shape.digits and not any(c.isdigit() for c in value):
+        return False
+    if shape.digits and any(c.isdigit() for c in value):
+        return signature(value) in shape.signatures or not any(c.isalpha() for c in value)
+    return True
+
+
+def context_patterns(example: Example, name: str) -> list[re.Pattern[str]]:
+    """Regexes learnt from where an example's value for `name` sits in its query: they find
+    candidates for free-text values (names, reasons); every candidate is still validated."""
+    raw = example.extracted_params.get(name)
+    if raw is None or isinstance(raw, bool | dict | list):
+        return []
+    value, query = str(raw), example.user_query
+    pos = query.find(value)
+    if pos < 0:
+        return []
+    klass, lazy = _value_class(value)
+    left = query[max(0, pos - 3):pos].lstrip()
+    right = query[pos + len(value):pos + len(value) + 2].rstrip()
+    left = re.sub(r"^.*\d", "", left)  # digits next to the value would make the context match the value
+    right = re.sub(r"\d.*$", "", right)
+    at_end = pos + len(value) == len(query.rstrip())
+    stop = r"\s*" + re.escape(right) if right else r"(?=$|[,，。;；!！?？\s])" if at_end else None
+    out: list[re.Pattern[str]] = []
+    if len(left) >= 2 and not lazy:
+        out.append(re.compile(re.escape(left) + r"\s*(" + klass + ")", re.IGNORECASE))
+    if left and stop:
+        out.append(re.compile(re.escape(left) + r"\s*(" + klass + ")" + stop, re.IGNORECASE))
+    if len(right) >= 2 and pos == 0:
+        out.append(re.compile(r"^(" + klass + r")\s*" + re.escape(right), re.IGNORECASE))
+    return out
 
 
 def _value_class(value: str) -> tuple[str, bool]:
@@ -40,32 +117,69 @@ def _value_class(value: str) -> tuple[str, bool]:
     return r"[^,，。;；\s]+?", True
 
 
-def context_patterns(example: Example, name: str) -> list[re.Pattern[str]]:
-    """Regexes learnt from where an example's value for `name` sits in its query."""
-    raw = example.extracted_params.get(name)
-    if raw is None or isinstance(raw, bool | dict | list):
-        return []
-    value, query = str(raw), example.user_query
-    pos = query.find(value)
-    if pos < 0:
-        return []
-    klass, lazy = _value_class(value)
-    left = query[max(0, pos - 3):pos].lstrip()
-    right = query[pos + len(value):pos + len(value) + 2].rstrip()
-    # Digits next to the value would make the context match the value itself.
-    left = re.sub(r"^.*\d", "", left)
-    right = re.sub(r"\d.*$", "", right)
-    at_end = pos + len(value) == len(query.rstrip())
-    # What stops the value: the example's right context, or (at the end) punctuation or the end.
-    stop = r"\s*" + re.escape(right) if right else r"(?=$|[,，。;；!！?？\s])" if at_end else None
-    out: list[re.Pattern[str]] = []
-    if len(left) >= 2 and not lazy:
-        out.append(re.compile(re.escape(left) + r"\s*(" + klass + ")", re.IGNORECASE))
-    if left and stop:
-        out.append(re.compile(re.escape(left) + r"\s*(" + klass + ")" + stop, re.IGNORECASE))
-    if len(right) >= 2 and pos == 0:
-        out.append(re.compile(r"^(" + klass + r")\s*" + re.escape(right), re.IGNORECASE))
-    return out
+def _masked(example: Example, words: frozenset[str] = frozenset()) -> str:
+    """An example's query without its values (ids, names, amounts): what is left is the pack's own
+    wording. Enum values (`words`) stay: "open" in "list the open tickets" is the pack's word too."""
+    text = example.user_query
+    for value in example.extracted_params.values():
+        if isinstance(value, str | int | float) and not isinstance(value, bool) and str(value) \
+                and str(value).lower() not in words:
+            text = text.replace(str(value), " ")
+    # A person an example mentions without extracting (张伟 in "查下张伟(E1003)的年假") is not the pack's word
+    for name, start, end in person_names(text, lambda w: w in words or is_stopword(w)):
+        if _CJK_RUN.fullmatch(name):
+            text = text[:start] + " " * (end - start) + text[end:]
+    return text
+
+
+def enum_words(tool: ToolSpec) -> frozenset[str]:
+    return frozenset(str(w).lower() for p in tool.parameters for v in p.enum or []
+                     for w in [v, *p.synonyms.get(str(v), [])])
+
+
+_EXAMPLES_IN_TEXT = re.compile(r"(?:例如|比如|如|e\.g\.|eg\.|such as|for example|形如|like)[:：]?\s*[^,，。;；)）\n]*", re.I)
+
+
+def without_examples(description: str) -> str:
+    """A description without the sample values it quotes ("员工姓名,如 李娜" -> "员工姓名,")."""
+    return _EXAMPLES_IN_TEXT.sub(" ", description or "")
+
+
+def _param_words(p: ParamSpec) -> list[str]:
+    words = [name_words(p.name), without_examples(p.description)]
+    for value in p.enum or []:
+        words += [str(value), *p.synonyms.get(str(value), [])]
+    return words
+
+
+def tool_words(tool: ToolSpec, *, with_examples: bool = True) -> list[str]:
+    words = [name_words(tool.tool_name), tool.description]
+    if with_examples:
+        words += [_masked(e) for e in tool.examples]
+    for p in tool.parameters:
+        words += _param_words(p)
+    return words
+
+
+def tool_core_words(tool: ToolSpec) -> list[str]:
+    """The words that say what a tool does: its name and its examples (not every word it mentions)."""
+    words = enum_words(tool)
+    return [name_words(tool.tool_name), *(_masked(e, words) for e in tool.examples)]
+
+
+def rule_core_words(rule: RuleSpec) -> list[str]:
+    return [name_words(rule.rule_name), *rule.trigger_phrases, *(_masked(e) for e in rule.examples)]
+
+
+def rule_words(rule: RuleSpec, kn: Knowledge) -> list[str]:
+    words = [name_words(rule.rule_name), rule.description, *rule.trigger_phrases,
+             *(_masked(e) for e in rule.examples)]
+    for step in rule.dag_definition:
+        words.append(step.description)
+        if step.reaches_state:
+            words += step.reaches_state.words
+        words += tool_words(kn.tools[step.tool_name], with_examples=False)
+    return words
 
 
 @dataclass
@@ -75,32 +189,46 @@ class Vocabulary:
     knowledge: Knowledge
     environments: dict[str, Phrases] = field(default_factory=dict)  # pack -> phrases -> env name
     triggers: Phrases = field(default_factory=list)  # -> rule name
+    loose_triggers: Phrases = field(default_factory=list)  # the same phrases with one gap allowed
     states: dict[str, Phrases] = field(default_factory=dict)  # rule -> phrases -> step id
+    stem_states: dict[str, list[tuple[tuple[str, ...], StepId]]] = field(default_factory=dict)  # "receive" ~ received
     rule_shingles: dict[str, list[frozenset[str]]] = field(default_factory=dict)
     tool_shingles: dict[str, list[frozenset[str]]] = field(default_factory=dict)
     enums: dict[tuple[str, str], Phrases] = field(default_factory=dict)  # (tool, param) -> value
     contexts: dict[tuple[str, str], list[re.Pattern[str]]] = field(default_factory=dict)  # (tool|rule, name)
+    shapes: dict[tuple[str, str], Shape] = field(default_factory=dict)  # (tool|rule, name)
     patterns: dict[tuple[str, str], list[re.Pattern[str]]] = field(default_factory=dict)
     enum_lefts: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # words seen before an enum value
+    lexicon: Lexicon = field(default_factory=lambda: Lexicon({}))
+    core: Lexicon = field(default_factory=lambda: Lexicon({}))  # names, triggers and examples only
+    own_text: str = ""  # the packs' wording (values masked), lower-cased: never a value itself
 
     @classmethod
     def build(cls, kn: Knowledge) -> Vocabulary:
         voc = cls(kn)
+        texts: dict[str, list[str]] = {}
+        core: dict[str, list[str]] = {}
         for pack in kn.packs.values():
             voc.environments[pack.name] = [
                 (phrase_pattern(w), w, env) for env, spec in pack.environments.items() for w in [env, *spec.aliases]
             ]
         for rule in kn.rules.values():
             voc.triggers += [(phrase_pattern(t), t, rule.rule_name) for t in rule.trigger_phrases]
+            voc.loose_triggers += [(p, t, rule.rule_name) for t in rule.trigger_phrases if (p := gapped_pattern(t))]
             voc.states[rule.rule_name] = [
                 (phrase_pattern(w), w, s.step_id) for s in rule.dag_definition if s.reaches_state
                 for w in s.reaches_state.words
             ]
+            voc.stem_states[rule.rule_name] = [
+                (tuple(stem(w) for w in word.split()), s.step_id) for s in rule.dag_definition if s.reaches_state
+                for word in s.reaches_state.words if word.isascii() and re.fullmatch(r"[A-Za-z][A-Za-z ]*", word)
+            ]
             voc.rule_shingles[rule.rule_name] = [shingles(e.user_query) for e in rule.examples] + [
                 shingles(t) for t in rule.trigger_phrases]
-            names = {n for e in rule.examples for n in e.extracted_params}
-            for name in names:
-                voc.contexts[(rule.rule_name, name)] = [p for e in rule.examples for p in context_patterns(e, name)]
+            for name in {n for e in rule.examples for n in e.extracted_params}:
+                voc._learn((rule.rule_name, name), rule.examples, name)
+            texts[candidate_key("rule", rule.rule_name)] = rule_words(rule, kn)
+            core[candidate_key("rule", rule.rule_name)] = rule_core_words(rule)
         for tool in kn.tools.values():
             voc.tool_shingles[tool.tool_name] = [shingles(e.user_query) for e in tool.examples]
             for p in tool.parameters:
@@ -108,15 +236,30 @@ class Vocabulary:
                 voc.patterns[key] = [re.compile(x) for x in p.patterns]
                 voc.enums[key] = voc._enum_phrases(p)
                 voc.enum_lefts[key] = voc._enum_lefts(tool.examples, p)
-                voc.contexts[key] = [pat for e in tool.examples for pat in context_patterns(e, p.name)]
+                voc._learn(key, tool.examples, p.name)
+            texts[candidate_key("tool", tool.tool_name)] = tool_words(tool)
+            core[candidate_key("tool", tool.tool_name)] = tool_core_words(tool)
+        voc.lexicon = Lexicon(texts)
+        voc.core = Lexicon(core)
+        voc.own_text = " ".join(t for parts in texts.values() for t in parts).lower()
         return voc
+
+    def _learn(self, key: tuple[str, str], examples: list[Example], name: str) -> None:
+        self.contexts[key] = [p for e in examples for p in context_patterns(e, name)]
+        shape = Shape()
+        for e in examples:
+            shape.learn(e, name)
+        self.shapes[key] = shape
 
     @staticmethod
     def _enum_phrases(p: ParamSpec) -> Phrases:
         phrases: Phrases = []
         for value in p.enum or []:
             for word in [str(value), *p.synonyms.get(str(value), [])]:
-                phrases.append((phrase_pattern(word), word, value))
+                # "IT" (Italy) is not "it", "US" is not "us": a value spelled like a function word
+                # matches only as the pack writes it
+                pattern = phrase_pattern(word, case_sensitive=is_stopword(word) and word != word.lower())
+                phrases.append((pattern, word, value))
         return phrases
 
     @staticmethod
@@ -137,13 +280,33 @@ class Vocabulary:
     # ------------------------------------------------------------------ matching
 
     def environment_hits(self, text: str, pack: str) -> list[PhraseHit[str]]:
-        return find_phrases(text, self.environments.get(pack, []))
+        """Environment words, except inside a typed value ("qa" of qa.buyer@acme.io)."""
+        hits = find_phrases(text, self.environments.get(pack, []))
+        if not hits:
+            return hits
+        values = [s for s in find_spans(text, _EXAMPLE_DAY) if s.kind in ("email", "url", "id", "quoted")]
+        return [h for h in hits if not any(s.start < h.end and h.start < s.end for s in values)]
 
     def trigger_hits(self, text: str) -> list[PhraseHit[str]]:
         return find_phrases(text, self.triggers)
 
+    def loose_trigger_hits(self, text: str) -> list[PhraseHit[str]]:
+        return find_phrases(text, self.loose_triggers)
+
     def state_hits(self, text: str, rule: str) -> list[PhraseHit[StepId]]:
         return find_phrases(text, self.states.get(rule, []))
+
+    def loose_state_hits(self, stems: list[str], rule: str) -> list[StepId]:
+        """States named by another form of their word ("receive it" for the state "received")."""
+        found = []
+        for words, step_id in self.stem_states.get(rule, []):
+            n = len(words)
+            if any(tuple(stems[i:i + n]) == words for i in range(len(stems) - n + 1)):
+                found.append(step_id)
+        return found
+
+    def enum_hits(self, text: str, tool: str, param: str) -> list[PhraseHit[Any]]:
+        return find_phrases(text, self.enums.get((tool, param), []))
 
     def rule_similarity(self, text_shingles: frozenset[str], rule: str) -> float:
         return max((similarity(text_shingles, s) for s in self.rule_shingles.get(rule, [])), default=0.0)
@@ -151,38 +314,17 @@ class Vocabulary:
     def tool_similarity(self, text_shingles: frozenset[str], tool: str) -> float:
         return max((similarity(text_shingles, s) for s in self.tool_shingles.get(tool, [])), default=0.0)
 
-    def extract(self, text: str, tool: ToolSpec, param: ParamSpec,
-                extra: tuple[tuple[str, str], ...] = ()) -> Extracted | None:
-        """The value the text states for a tool parameter: patterns, then enum words, then
-        contexts learnt from examples (the tool's own, and `extra` keys such as a rule's)."""
-        key = (tool.tool_name, param.name)
-        for pattern in self.patterns.get(key, []):
-            for m in pattern.finditer(text):
-                got = _typed(m.group(1) if m.groups() else m.group(0), param)
-                if got is not MISSING:
-                    return Extracted(got, m.start(), "pattern")
-        hits = find_phrases(text, self.enums.get(key, []))
-        if len({h.payload for h in hits}) > 1:  # several values named: the examples' context decides
-            lefts = self.enum_lefts.get(key, set())
-            hits = [h for h in hits if h.start > 0 and text[h.start - 1] in lefts] or hits
-        if hits:
-            return Extracted(hits[0].payload, hits[0].start, "enum")
-        if param.enum is None:
-            for ctx_key in (key, *extra):
-                for pattern in self.contexts.get(ctx_key, []):
-                    m = pattern.search(text)
-                    if m:
-                        got = _typed(m.group(1), param)
-                        if got is not MISSING:
-                            return Extracted(got, m.start(1), "example")
-        return None
+    def is_own_word(self, raw: str) -> bool:
+        """Whether a would-be value is the pack's own wording or a function word (never a value)."""
+        text = raw.strip().lower()
+        if not text or is_stopword(text):
+            return True
+        if any(c.isdigit() for c in text) or "@" in text:
+            return False
+        if re.fullmatch(f"{_CJK}+", text):
+            return text in self.own_text
+        words = tokens(text)
+        return bool(words) and all(w in self.lexicon.known for w in words)
 
-
-def _typed(raw: str, param: ParamSpec) -> Any:
-    try:
-        value = cast(raw, param.type)
-    except (ValueError, TypeError):
-        return MISSING
-    if param.enum is not None and value not in param.enum:
-        return MISSING
-    return value
+    def spans(self, text: str, today: date) -> list[Span]:
+        return find_spans(text, today)

@@ -34,9 +34,14 @@ def test_control_characters_around_a_real_request_are_ignored(shop_assistant: As
     assert report.plan.steps[0].arguments["item_id"] == "123456"  # full-width digits normalised
 
 
-def test_an_invalid_literal_fails_the_gate_before_any_write(shop_assistant: Assistant) -> None:
-    report = asyncio.run(shop_assistant.handle(Request(text="帮买家B2002买0件商品445566")))
-    assert report.error is not None and report.error.code == "DS-303" and "quantity" in report.error.message
+@pytest.mark.parametrize("text", ["帮买家B2002买0件商品445566", "给商品123456下一单,数量为0",
+                                  "create an order for item 123456 with quantity 0"])
+def test_a_stated_value_that_is_not_allowed_is_asked_about_never_replaced_by_a_default(
+        shop_assistant: Assistant, text: str) -> None:
+    report = asyncio.run(shop_assistant.handle(Request(text=text)))
+    plan = report.plan
+    assert plan is not None and plan.status == "needs_input" and plan.missing == ["quantity"]
+    assert "minimum of 1" in (plan.question or "")  # the requester hears why, in the question
     assert report.run is None and shop_assistant.store.list() == []
 
 

@@ -30,6 +30,7 @@ def test_the_bundled_packs_keep_their_contracts_for_every_example_and_case() -> 
 def test_pii_to_an_external_tool_and_a_tool_outside_the_allowlist_are_caught(tmp_path: Path) -> None:
     pack = write_pack(tmp_path / "crm", {
         "pack.yaml": "name: crm\nenvironments: {default: dev, dev: {allowed_tools: [lookup]}}\n",
+        "m.py": "def f(**kwargs):\n    return {}\n",
         "tools/t.yaml": """
             - tool_name: notify
               description: 给外部短信平台发通知 notify by sms

@@ -89,12 +89,16 @@ def test_missing_required_value_asks_a_question_never_guesses(planner: RulePlann
 
 def test_follow_up_answers_the_question_and_keeps_what_was_known(planner: RulePlanner) -> None:
     first = plan(planner, "在项目环境帮我造一笔退货退款的订单")
-    assert first.status == "needs_input"
-    second = planner.plan(Request(text="123456", previous=first))
-    assert second.status == "needs_input"  # a bare number is not a labelled value...
-    third = planner.plan(Request(text="商品是123456", previous=first))
-    assert third.status == "planned" and third.rule == "return_refund"
-    assert third.steps[0].arguments["item_id"] == "123456"
+    assert first.status == "needs_input" and first.missing == ["item_id"] and first.language == "zh"
+    for reply in ("123456", "商品是123456", "就是 123456。"):  # a bare value answers the one thing asked
+        answered = planner.plan(Request(text=reply, previous=first))
+        assert answered.status == "planned" and answered.rule == "return_refund", reply
+        assert answered.steps[0].arguments["item_id"] == "123456"
+        assert answered.environment == "project" and answered.steps[0].arguments["buyer_id"] == "B4001"
+    wrong = planner.plan(Request(text="abc", previous=first))  # not an item id: asked again, in Chinese
+    assert wrong.status == "needs_input" and wrong.missing == ["item_id"] and "还需要" in (wrong.question or "")
+    english = planner.plan(Request(text="no idea, sorry", previous=first))  # the thread stays Chinese
+    assert english.status == "needs_input" and "还需要" in (english.question or "")
 
 
 @pytest.mark.parametrize("text", ["今天天气怎么样", "SELECT * FROM orders; DROP TABLE orders;--", "😀😀😀",

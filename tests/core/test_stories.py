@@ -120,6 +120,7 @@ def test_story_errors_name_the_file_story_and_step(tmp_path: Path) -> None:
     pack = write_pack(tmp_path / "p", {
         "pack.yaml": "name: p\nenvironments: {default: dev, dev: {}}\n",
         "tools/t.yaml": "tool_name: t\ndescription: 工具\nexamples: [{user_query: 用工具}]\ncall: {python: 'm:f'}\n",
+        "m.py": "def f():\n    return {}\n",
         "stories/s.yaml": "- id: a\n  steps: [{user_message: x, tool_calls: [nope]}]\n",
     })
     with pytest.raises(PackError, match=r"s\.yaml.*story a, step 1: unknown tool 'nope'"):

@@ -11,12 +11,12 @@ from tests.e2e.test_shop_over_http import db_row
 from tests.fixtures.llm_stub import Answer, LLMStub
 from tests.llm.conftest import answer_for
 
-PARAPHRASE = "我想要个退了钱也退了货的单子,商品是123456"  # the rule planner does not read this one
+PARAPHRASE = "我想要个退了钱也退了货的单子,商品是123456"  # none of the knowledge's own phrases
 
 
-def test_the_rule_planner_alone_cannot_read_the_paraphrase(llm_assistant) -> None:
+def test_the_rule_planner_is_not_sure_of_the_paraphrase_so_auto_asks_the_llm(llm_assistant) -> None:
     plan = asyncio.run(llm_assistant(planner="rules").handle(Request(text=PARAPHRASE), execute=False)).plan
-    assert plan.status != "planned" or plan.rule != "return_refund"
+    assert not plan.confident  # no trigger phrase, target state or near-verbatim example matched
 
 
 def test_a_valid_llm_plan_is_executed_and_its_usage_recorded(llm_assistant, stub: LLMStub, shop_knowledge,

@@ -1,0 +1,126 @@
+"""Choosing what a request asks for, from all the evidence together, with calibrated abstention.
+
+Each candidate (a rule or a single tool) gets features, each in 0..1:
+
+- trigger  a trigger phrase of the rule is in the request
+- state    a `reaches_state` word of the rule is in the request
+- lex      character-shingle similarity to its closest example or trigger
+- cov      how much of the request's content (idf-weighted words) its own words explain
+- rank     where hybrid retrieval (vectors + full text) put it
+- fit      how many of the values the request states it can take (ids, emails, amounts, enum words)
+- fill     1 / (1 + the values its plan would still have to ask for)
+- alien    how much of the request no candidate of the knowledge knows a word of (off-domain)
+- core     like cov, with only the words that say what it does: its name, triggers and examples
+- unreached the request names a target state of another rule, not of this candidate
+- verbatim how near-verbatim its closest example is (0 below a similarity of 0.75, 1 at 1.0)
+- intent   +1 when the request asks for what it does (a change, or a look-up), -1 when the opposite
+
+A candidate that does not know a destructive word of the request ("delete", "wipe", "注销") is
+never chosen: an off-domain request to destroy something must not become some other write.
+
+The score is a weighted sum. A request is answered with the best candidate only when the
+evidence is strong enough — more for a plan that writes than for one that reads; when two
+candidates are close, or the best is plausible but weak, the planner asks which one is meant;
+when nothing explains the request, it is `no_match`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from core.models import Plan
+from core.planning.extraction import Assignment
+
+# Weights of the features (fit by logistic regression on the blind dev packs, see benchmarks/fit_choice.py,
+# then rounded; the held-out packs never took part).
+WEIGHTS: dict[str, float] = {"trigger": 2.67, "state": 1.89, "lex": 2.09, "cov": 4.44, "rank": 2.22,
+                             "fit": -0.27, "fill": 2.74, "alien": -2.85, "core": 2.87, "unreached": -1.36,
+                             "verbatim": 1.60, "intent": 0.18}
+BIAS = -7.08
+# Abstention, on the score above (its logistic is a calibrated "this is the one" probability).
+READ_MIN = 0.0      # a read plan needs at least this (more likely than "nothing fits")
+WRITE_MIN = 0.5     # a plan that writes needs more evidence (1.6 times more likely than nothing)
+ASK_MIN = -1.0      # plausible: below the bar but worth offering as a choice
+CLOSE = 0.5         # two candidates this close (1.6 times as likely): ask which one is meant
+COV_MIN = 0.34      # most of the request unexplained by the best candidate: not ours
+
+
+@dataclass
+class Candidate:
+    kind: Literal["rule", "tool"]
+    name: str
+    writes: bool
+    trigger: float = 0.0
+    state: float = 0.0
+    lex: float = 0.0
+    cov: float = 0.0
+    rank: float = 0.0
+    fit: float = 0.0
+    fill: float = 0.0
+    alien: float = 0.0
+    core: float = 0.0
+    unreached: float = 0.0
+    verbatim: float = 0.0
+    intent: float = 0.0
+    destroys: list[str] = field(default_factory=list)  # destructive words of the request it does not know
+    assignment: Assignment | None = None
+    plan: Plan | None = None
+    score: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        return f"{self.kind}:{self.name}"
+
+    @property
+    def strong(self) -> bool:
+        """Named by the knowledge's own words (a trigger phrase, a target state, a near-verbatim example)."""
+        return self.trigger > 0 or self.state > 0 or self.lex >= 0.75
+
+    def features(self) -> dict[str, float]:
+        return {k: getattr(self, k) for k in WEIGHTS}
+
+
+def score(c: Candidate) -> float:
+    return BIAS + sum(WEIGHTS[k] * v for k, v in c.features().items())
+
+
+Verdict = Literal["plan", "ask", "no_match"]
+
+
+@dataclass
+class Decision:
+    verdict: Verdict
+    best: Candidate | None
+    choices: list[Candidate] = field(default_factory=list)
+    reason: str = ""
+
+
+def related(a: Candidate, b: Candidate, steps_of: dict[str, set[str]]) -> bool:
+    """A rule and one of its own tools: choosing between them is tailoring, not a different request."""
+    rule, tool = (a, b) if a.kind == "rule" else (b, a)
+    return rule.kind == "rule" and tool.kind == "tool" and tool.name in steps_of.get(rule.name, set())
+
+
+def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decision:
+    """Plan the best, ask between close or weak ones, or say nothing fits."""
+    for c in candidates:
+        c.score = score(c)
+    ranked = sorted((c for c in candidates if not c.destroys), key=lambda c: -c.score)
+    if not ranked:
+        words = sorted({w for c in candidates for w in c.destroys})
+        return Decision("no_match", None, reason=f"nothing here does {', '.join(words)}" if words else "no candidate")
+    best = ranked[0]
+    if best.cov < COV_MIN and not best.strong:
+        return Decision("no_match", None, reason=f"the request is mostly unexplained (coverage {best.cov:.2f})")
+    bar = WRITE_MIN if best.writes else READ_MIN
+    rivals = [c for c in ranked[1:] if not related(best, c, steps_of) and c.score >= ASK_MIN]
+    close = [c for c in rivals if best.score - c.score < CLOSE]
+    if best.score >= bar or (best.strong and best.score >= ASK_MIN):
+        if close and not best.strong:
+            return Decision("ask", best, [best, *close[:2]], reason="two candidates are close")
+        return Decision("plan", best)
+    if best.score >= ASK_MIN:
+        return Decision("ask", best, [best, *rivals[:2]], reason="plausible but weak evidence")
+    return Decision("no_match", None, reason=f"weak evidence (score {best.score:.2f})")

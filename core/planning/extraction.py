@@ -1,0 +1,395 @@
+"""Request values to parameters: typed spans first, then assignment, validated every time.
+
+A candidate (a rule or a single tool) has *slots*: the request names its rule maps
+(`initial_query`), the step outputs a request may state instead (`step_output`, "carried"),
+`defaults` names the request may override, and unmapped tool parameters. Each slot collects
+candidate values — pack `patterns`, enum words and synonyms, booleans said in words, typed spans
+(emails, dates, amounts, numbers with units, ids, quoted strings) whose shape the parameter or
+its examples declare, and free text found by the contexts examples teach — and keeps only those
+that validate against every parameter the slot feeds (type, enum, JSON-Schema keywords). Then
+values are assigned greedily, strongest first, one span to one slot. A slot whose evidence is
+weak stays empty: the planner asks rather than guesses.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Literal
+
+from core.knowledge import Knowledge
+from core.models import ParamSpec, RuleSpec, ToolSpec
+from core.planning.lexicon import name_words, tokens
+from core.planning.names import person_names, takes_person
+from core.planning.spans import Span
+from core.planning.typed import MISSING, explain, is_typed, validate
+from core.planning.vocabulary import Vocabulary, signature, without_examples
+
+SlotKind = Literal["input", "carried", "defaults", "unmapped"]
+
+# Strength of the evidence for a value (higher wins; slots below their floor stay empty).
+PATTERN, ENUM, CONTEXT, SHAPED, DECLARED, NAME, KEYWORD, HINTED, LOOSE, BARE = (
+    3.0, 2.6, 2.2, 2.0, 1.8, 1.7, 1.6, 1.4, 0.9, 0.6)
+LEFT_BONUS = 0.35
+FLOOR: dict[SlotKind, float] = {"input": LOOSE, "unmapped": HINTED, "carried": DECLARED, "defaults": CONTEXT}
+NEGATIONS_ZH = "不没无别非免勿"
+NEGATIONS_EN = frozenset({"no", "not", "don't", "dont", "without", "non", "never", "skip", "w/o"})
+_BOOL_STRIP = re.compile(r"^(?:是否|要不要|是不是|whether(?: to)?|if|is|has|use)\s*|[(（].*?[)）]|\s*[?？]$", re.I)
+_VERB_BEFORE_OBJECT = re.compile(r"\s+(?:a|an|the|this|that|these|those|my|our|your|their|his|her|its|some)\b", re.I)
+IMPLIED_FORMAT = (("email", "email"), ("mail", "email"), ("date", "date"), ("url", "uri"), ("uri", "uri"))
+
+
+@dataclass
+class Slot:
+    name: str
+    params: list[tuple[ToolSpec, ParamSpec]]
+    kind: SlotKind
+    required: bool = False
+    owners: list[str] = field(default_factory=list)  # rule/tool names whose examples teach this slot
+
+
+@dataclass
+class Assignment:
+    values: dict[str, Found]
+    refused: dict[str, str]  # slot name -> why the value the request stated is not allowed
+
+
+@dataclass(frozen=True)
+class Found:
+    value: Any
+    start: int
+    end: int
+    how: str
+    score: float
+
+
+def tool_slots(tool: ToolSpec) -> list[Slot]:
+    return [Slot(p.name, [(tool, p)], "input", p.required, [tool.tool_name]) for p in tool.parameters]
+
+
+def rule_slots(rule: RuleSpec, kn: Knowledge) -> list[Slot]:
+    """One slot per name the rule's steps take from the request (merged across steps)."""
+    slots: dict[tuple[str, SlotKind], Slot] = {}
+    for step in rule.dag_definition:
+        tool = kn.tools[step.tool_name]
+        for param in tool.parameters:
+            mapping = step.parameter_mapping.get(param.name)
+            if mapping is None:
+                name, kind = param.name, "unmapped"
+            elif mapping.source == "constant":
+                continue
+            elif mapping.source == "step_output":
+                name, kind = param.name, "carried"
+            else:
+                name, kind = mapping.value, "input" if mapping.source == "initial_query" else "defaults"
+            slot = slots.setdefault((name, kind), Slot(name, [], kind, owners=[rule.rule_name]))  # type: ignore[arg-type]
+            slot.params.append((tool, param))
+            slot.required = slot.required or param.required
+            if tool.tool_name not in slot.owners:
+                slot.owners.append(tool.tool_name)
+    return list(slots.values())
+
+
+def _implied(param: ParamSpec) -> ParamSpec:
+    """A parameter named like an email, date or URL is one even when it declares no format."""
+    extra = param.model_extra or {}
+    if param.type != "string" or "format" in extra or "pattern" in extra or param.enum is not None:
+        return param
+    lowered = param.name.lower()
+    for suffix, fmt in IMPLIED_FORMAT:
+        if lowered == suffix or lowered.endswith(("_" + suffix, suffix)):
+            return param.model_copy(update={"format": fmt})
+    return param
+
+
+class Extractor:
+    """Finds, validates and assigns request values for one candidate's slots."""
+
+    def __init__(self, voc: Vocabulary) -> None:
+        self.voc = voc
+
+    def assign(self, text: str, spans: list[Span], slots: Iterable[Slot]) -> Assignment:
+        """{slot name: the value found}; one span feeds one slot name, strongest evidence first.
+        Values the request states explicitly (a pattern or enum word) that fail their parameter
+        are kept as refusals: the request said them, so they are never replaced by a default."""
+        offers: list[tuple[float, int, str, Found]] = []
+        refused: dict[str, str] = {}
+        for slot in slots:
+            floor = FLOOR[slot.kind] if not (slot.kind == "unmapped" and slot.required) else LOOSE
+            valid, invalid = self._candidates(text, spans, slot)
+            for found in valid:
+                if found.score >= floor:
+                    offers.append((found.score, -found.start, slot.name, found))
+            if invalid and not valid and slot.kind in ("input", "unmapped"):
+                refused[slot.name] = invalid
+        offers.sort(key=lambda o: (-o[0], -o[1]))
+        taken: dict[str, Found] = {}
+        claimed: dict[tuple[int, int], tuple[str, str]] = {}
+        for _, _, name, found in offers:
+            if name in taken:
+                continue
+            if self._blocked(found, name, claimed):
+                continue
+            taken[name] = found
+            claimed[(found.start, found.end)] = (name, found.how)
+        return Assignment(taken, {n: r for n, r in refused.items() if n not in taken})
+
+    @staticmethod
+    def _blocked(found: Found, name: str, claimed: dict[tuple[int, int], tuple[str, str]]) -> bool:
+        """Whether another slot already took this text. A unit inside a value ("元" of "18000元" as a
+        currency) and a yes/no said in words may share it."""
+        for (s, e), (owner, how) in claimed.items():
+            if owner == name or not (s < found.end and found.start < e) or "keyword" in (how, found.how):
+                continue
+            inside = (found.how == "enum" and s <= found.start and found.end <= e) or \
+                (how == "enum" and found.start <= s and e <= found.end)
+            if not inside:
+                return True
+        return False
+
+    # ------------------------------------------------------------------ candidates
+
+    def _candidates(self, text: str, spans: list[Span], slot: Slot) -> tuple[list[Found], str | None]:
+        """Valid candidates, and why an explicitly stated one (pattern capture) was refused."""
+        out: list[Found] = []
+        named = any(p.name == slot.name for _, p in slot.params)
+        typed = [sp for sp in spans if sp.kind in ("email", "url", "id", "quoted")]
+        for tool, param in slot.params:
+            found = [f for f in self._explicit(text, tool, param)  # not the "uk" of an email's ".co.uk"
+                     if f.how != "enum" or not any(sp.start <= f.start and f.end <= sp.end
+                                                   and (sp.start, sp.end) != (f.start, f.end) for sp in typed)]
+            if named and param.name != slot.name:
+                # another step's parameter fed by this name ("warehouse" for "from_warehouse"): its
+                # pattern is about its own name, so it only hints
+                found = [Found(f.value, f.start, f.end, f.how, min(f.score, DECLARED)) for f in found]
+            out += found
+        keys = [(owner, slot.name) for owner in slot.owners] + [(t.tool_name, p.name) for t, p in slot.params]
+        out += self._from_contexts(text, spans, slot, keys)
+        out += self._from_spans(text, spans, slot, keys)
+        out += self._person_names(text, spans, slot, keys)
+        # Valid for every parameter the slot feeds (a name shared by several steps).
+        checked = []
+        refusal: str | None = None
+        for found in out:
+            value = found.value
+            for _, param in slot.params:
+                value = validate(value, _implied(param))
+                if value is MISSING:
+                    if found.how in ("pattern", "named") and refusal is None:
+                        refusal = explain(found.value, _implied(param))
+                    break
+            if value is not MISSING:
+                checked.append(Found(value, found.start, found.end, found.how, found.score))
+        return checked, refusal
+
+    def _explicit(self, text: str, tool: ToolSpec, param: ParamSpec) -> list[Found]:
+        """Pack patterns, enum words and synonyms, booleans said in words."""
+        out: list[Found] = []
+        for pattern in self.voc.patterns.get((tool.tool_name, param.name), []):
+            for m in pattern.finditer(text):
+                i = 1 if m.groups() else 0
+                if m.group(i) is not None:
+                    out.append(Found(m.group(i), m.start(i), m.end(i), "pattern", PATTERN))
+        hits = self.voc.enum_hits(text, tool.tool_name, param.name)
+        if len({h.payload for h in hits}) > 1:  # several values named: the examples' context decides
+            lefts = self.voc.enum_lefts.get((tool.tool_name, param.name), set())
+            preferred = [h for h in hits if h.start > 0 and text[h.start - 1] in lefts]
+            hits = preferred + [h for h in hits if h not in preferred]
+        for rank, h in enumerate(hits):
+            if _VERB_BEFORE_OBJECT.match(text, h.end) and h.phrase.isascii():
+                continue  # "open a ticket": a verb before its object, not the status "open"
+            out.append(Found(h.payload, h.start, h.end, "enum", ENUM - 0.01 * rank))
+        if param.type == "boolean":
+            said = self._boolean(text, param)
+            if said is not None:
+                out.append(said)
+        return out
+
+    def _boolean(self, text: str, param: ParamSpec) -> Found | None:
+        """A yes/no said in words: the parameter's own words (its description without 是否/whether),
+        negated by a nearby 不/没/no/not/without."""
+        core = _BOOL_STRIP.sub("", param.description or "").strip()
+        keys = [k for k in tokens(core) if len(k) > 1] if core else []
+        keys += [w for w in tokens(name_words(param.name)) if w not in ("is", "us", "has")]
+        lowered = text.lower()
+        for key in sorted(set(keys), key=len, reverse=True):
+            at = lowered.find(key) if not key.isascii() else _word_at(lowered, key)
+            if at < 0:
+                continue
+            before, after = lowered[max(0, at - 3):at], lowered[at + len(key):at + len(key) + 3]
+            words_before = re.findall(r"[a-z'/]+", lowered[max(0, at - 20):at])[-2:]
+            negated = any(c in before or c in after for c in NEGATIONS_ZH) or \
+                any(w in NEGATIONS_EN for w in words_before)
+            return Found(not negated, at, at + len(key), "keyword", KEYWORD)
+        return None
+
+    def _from_contexts(self, text: str, spans: list[Span], slot: Slot, keys: list[tuple[str, str]]) -> list[Found]:
+        """Free text where the examples put this value ("李娜" before "还剩"), never pack words."""
+        if any(p.enum is not None or p.type == "boolean" for _, p in slot.params):
+            return []
+        digits = any(self.voc.shapes.get(k) is not None and self.voc.shapes[k].digits for k in keys)
+        out: list[Found] = []
+        for key in keys:
+            for pattern in self.voc.contexts.get(key, []):
+                m = pattern.search(text)
+                if not m:
+                    continue
+                raw, start, end = m.group(1), m.start(1), m.end(1)
+                inside = next((s for s in spans if s.start <= start and end <= s.end and (s.start, s.end) != (start, end)
+                               and s.kind in ("email", "url", "id", "date", "amount")), None)
+                if inside is not None:  # a piece of a typed value ("qa" of qa@corp.io) is not a value
+                    continue
+                if self.voc.is_own_word(raw) or (digits and not any(c.isdigit() for c in raw)):
+                    continue
+                out.append(Found(raw, start, end, "example", CONTEXT))
+        return out
+
+    def _person_names(self, text: str, spans: list[Span], slot: Slot, keys: list[tuple[str, str]]) -> list[Found]:
+        if not any(p.type == "string" and p.enum is None and takes_person(p.name, p.description)
+                   for _, p in slot.params):
+            return []
+        shapes = [self.voc.shapes[k] for k in keys if k in self.voc.shapes]
+        out = []
+        starts = frozenset(s.start for s in spans)
+        for name, start, end in person_names(text, self.voc.is_own_word, starts):
+            if any(s.start < end and start < s.end for s in spans):
+                continue
+            left = _left_word(text, start)
+            bonus = LEFT_BONUS if left and any(left in s.lefts for s in shapes) else 0.0
+            out.append(Found(name, start, end, "name", NAME + bonus - 0.01 * len(out)))
+        return out
+
+    def _from_spans(self, text: str, spans: list[Span], slot: Slot, keys: list[tuple[str, str]]) -> list[Found]:
+        """Typed spans whose kind the parameter (its schema, name, description or examples) expects."""
+        out: list[Found] = []
+        shapes = [self.voc.shapes[k] for k in keys if k in self.voc.shapes]
+        for span in spans:
+            best = max((self._affinity(span, _implied(p), shapes) for _, p in slot.params), default=0.0)
+            if best <= 0 and not any(_kind_fits(span, p) and _named_before(text, span.start, p)
+                                     for _, p in slot.params):
+                continue
+            left = _left_word(text, span.start)
+            if left and any(left in s.lefts for s in shapes):
+                best += LEFT_BONUS
+            how = f"span:{span.kind}"
+            if any(_kind_fits(span, p) and _named_before(text, span.start, p) for _, p in slot.params):
+                best, how = max(best, CONTEXT), "named"  # "quantity 0", "数量为2": said for this parameter
+            out.append(Found(span.value, span.start, span.end, how, best))
+        return out
+
+    @staticmethod
+    def _affinity(span: Span, param: ParamSpec, shapes: list[Any]) -> float:
+        """How strongly a typed span's kind suits a parameter (0: not at all)."""
+        if param.enum is not None or param.type == "boolean":
+            return 0.0
+        learned = any((span.kind, span.unit) in s.kinds or (span.kind == "amount" and any(k[0] == "amount"
+                                                                                          for k in s.kinds))
+                      for s in shapes)
+        return _AFFINITY[span.kind](span, param, param.model_extra or {}, learned, shapes)
+
+
+def _formatted(span: Span, param: ParamSpec, extra: dict[str, Any], learned: bool, shapes: list[Any]) -> float:
+    fmt = extra.get("format")
+    fits = {"email": fmt == "email", "url": fmt in ("uri", "url", "iri"), "date": fmt in ("date", "date-time")}
+    return SHAPED if learned else DECLARED if fits[span.kind] else 0.0
+
+
+def _quoted(span: Span, param: ParamSpec, extra: dict[str, Any], learned: bool, shapes: list[Any]) -> float:
+    return HINTED if param.type == "string" and not is_typed(param) else 0.0
+
+
+def _amount(span: Span, param: ParamSpec, extra: dict[str, Any], learned: bool, shapes: list[Any]) -> float:
+    if param.type not in ("number", "integer"):
+        return 0.0
+    words = f"{param.name} {param.description}".lower()
+    return SHAPED if learned else HINTED if any(w in words for w in _MONEY_WORDS) else 0.0
+
+
+def _number(span: Span, param: ParamSpec, extra: dict[str, Any], learned: bool, shapes: list[Any]) -> float:
+    if param.type not in ("number", "integer") and not (param.type == "string" and span.unit is None):
+        return 0.0
+    if learned and span.unit is not None:
+        return SHAPED
+    words = f"{param.name} {param.description}".lower()
+    if span.unit and (span.unit in words or _unit_word(span.unit) in words):
+        return HINTED
+    if param.type == "string":
+        return DECLARED if "pattern" in extra else 0.0
+    return BARE if span.unit is None else 0.0  # "一笔" is not a discount
+
+
+def _id(span: Span, param: ParamSpec, extra: dict[str, Any], learned: bool, shapes: list[Any]) -> float:
+    if param.type != "string":
+        return 0.0
+    if "pattern" in extra:
+        return DECLARED
+    if any(signature(span.text) in s.signatures for s in shapes):
+        return SHAPED - 0.3  # shaped like the examples' ids, though nothing declares the shape
+    return LOOSE if re.search(r"(^|[_ ])(id|no|number|code|key|ref)$|编号|号$|id", param.name.lower()) else 0.0
+
+
+def _typed_text(span: Span, param: ParamSpec, extra: dict[str, Any], learned: bool, shapes: list[Any]) -> float:
+    """A month (2024-05) or a time (18:30): for a string parameter whose schema or examples say so."""
+    if param.type != "string":
+        return 0.0
+    if learned or "pattern" in extra or extra.get("format") in ("time", "partial-time"):
+        return SHAPED if learned else DECLARED
+    word = "month|月" if span.kind == "month" else "time|时间|点"
+    return HINTED if re.search(word, f"{param.name} {param.description}", re.I) else 0.0
+
+
+_AFFINITY = {"email": _formatted, "url": _formatted, "date": _formatted, "quoted": _quoted, "amount": _amount,
+             "number": _number, "id": _id, "month": _typed_text, "time": _typed_text}
+
+
+_MONEY_WORDS = ("amount", "price", "cost", "fee", "total", "sum", "pay", "deposit", "budget", "salary", "premium",
+                "金额", "价", "费", "款", "钱", "押金", "保额", "保费", "预算", "薪")
+_UNIT_WORDS = {"kg": "weight", "kgs": "weight", "kilos": "weight", "days": "day", "day": "day", "天": "天",
+               "units": "quantity", "pcs": "quantity", "x": "quantity", "件": "数量", "盒": "数量", "个": "数量",
+               "hours": "hour", "h": "hour", "小时": "小时", "%": "percent"}
+
+
+def _unit_word(unit: str) -> str:
+    return _UNIT_WORDS.get(unit, unit)
+
+
+def _word_at(text: str, word: str) -> int:
+    m = re.search(rf"(?<![a-z]){re.escape(word)}", text)
+    return m.start() if m else -1
+
+
+_CONNECTOR = re.compile(r"(?:\s|[:：=]|\bis\b|\bof\b|\bat\b|\bto\b|\bas\b|为|是|设为|改为|等于)*$", re.I)
+
+
+@lru_cache(maxsize=8192)
+def _param_names(name: str, description: str) -> tuple[str, ...]:
+    """The words that name a parameter: its name, and the noun its description starts with
+    ("购买数量" -> 购买数量 and 数量)."""
+    names = {name_words(name).lower(), name.lower()}
+    names |= {w for w in name_words(name).lower().split() if len(w) >= 4}
+    head = re.match(r"[\u3400-\u9fff]{2,6}", without_examples(description).strip())
+    if head:
+        names |= {head.group(0), head.group(0)[-2:]}
+    return tuple(n for n in names if n)
+
+
+def _kind_fits(span: Span, param: ParamSpec) -> bool:
+    """Whether a value of this kind can be meant for this parameter at all (a date is not a name)."""
+    if span.kind in ("number", "amount"):
+        return param.type in ("integer", "number") or (param.type == "string" and span.kind == "number")
+    if span.kind == "date":
+        return param.type == "string" and bool(re.search(r"date|day|time|日期|时间|日", f"{param.name} {param.description}"))
+    return span.kind == "id" and param.type == "string"
+
+
+def _named_before(text: str, start: int, param: ParamSpec) -> bool:
+    """Whether the words right before a value name this parameter ("quantity 0", "数量为2")."""
+    window = _CONNECTOR.sub("", text[max(0, start - 24):start]).lower()
+    return bool(window) and window.endswith(_param_names(param.name, param.description or ""))
+
+
+def _left_word(text: str, start: int) -> str | None:
+    m = re.search(r"([A-Za-z]+|[\u3400-\u9fff]{1,2})[\s:：=#]*$", text[:start])
+    return m.group(1).lower() if m else None

@@ -1,0 +1,194 @@
+"""Words of a request and of a pack, for "how much of the request does this candidate explain".
+
+English words are lower-cased and lightly stemmed (shipped/shipping/ships -> ship); Chinese is
+split into character bigrams. Function words of either language are never content: they
+neither count for a candidate nor against it, and they are never parameter values.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable
+
+STOP_EN = frozenset("""
+a an the this that these those it its it's i me my mine we us our you your yours he him his she her they them
+their there here is am are was were be been being do does did done doing have has had having will would shall
+should can could may might must need needs needed want wants wanted like please pls plz thanks thank thx hi hey
+hello ok okay yes yeah no not just also too very really quite so then than now right asap quick quickly some
+any all every each both either neither one ones of to for from in on at by with without into onto out over under
+about as and or but if when while because so up down off again once only own same other another such what which
+who whom whose why how where get got gets getting make made makes making let lets go going gone give gave help
+me can't don't won't isn't aren't i'm i'd i'll we'd we'll you'd you'll let's gonna wanna kindly sure thing things
+stuff something anything someone somebody guys team folks still already even maybe though via per etc e.g i.e
+set sets setting put take takes took do
+""".split())
+STOP_ZH = ("麻烦你", "麻烦", "帮我", "给我", "帮忙", "请你", "请", "一下", "一个", "一笔", "一张", "一份",
+           "能不能", "可不可以", "可以", "是否", "顺便", "然后", "现在", "马上", "赶紧", "谢谢", "你好", "好的",
+           "的", "了", "吗", "呢", "吧", "啊", "呀", "哦", "嘛", "我", "你", "您", "他", "她", "它", "们", "帮",
+           "给", "把", "个", "这", "那", "在", "是", "就", "也", "还", "都", "和", "跟", "与", "及", "并", "又",
+           "很", "太", "更", "最", "先", "再", "着", "过", "啦", "咯")
+VALUE_WEIGHT = 2.0  # a value the request states weighs like a fairly telling word
+_STOP_ZH = re.compile("|".join(sorted(map(re.escape, STOP_ZH), key=len, reverse=True)))
+_WORD = re.compile(r"[A-Za-z][A-Za-z']*|[\u3400-\u9fff]+")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+READ_CUES_ZH = ("查询", "查看", "查下", "查一下", "看看", "看下", "看一下", "状态", "进度", "详情", "有没有", "多少", "哪个",
+                "哪些", "什么", "吗", "余额", "还剩")
+WRITE_CUES_ZH = ("建", "造", "生成", "创建", "新建", "下单", "挂", "约", "开", "缴", "付", "退", "取消", "申请", "提交",
+                 "发", "办", "登记", "注册", "删", "清空", "注销", "改", "修改", "变更", "添加", "设置", "录入", "安排")
+DESTRUCTIVE_ZH = ("删除", "删掉", "删了", "清空", "清除", "注销", "销毁", "抹掉", "清库", "清理")
+
+
+def stem(word: str) -> str:
+    """A light English stemmer: plural and -ed/-ing endings, a final e (invoice/invoiced -> invoic)."""
+    w = word.lower().removesuffix("'s")
+    if len(w) > 4 and w.endswith("ies"):
+        w = w[:-3] + "y"
+    elif len(w) > 4 and w.endswith(("sses", "ches", "shes", "xes", "zes")):
+        w = w[:-2]
+    elif len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        w = w[:-1]
+    for suffix in ("ing", "ed"):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            w = w[: -len(suffix)]
+            if len(w) >= 3 and w[-1] == w[-2] and w[-1] not in "lsz":
+                w = w[:-1]  # shipped -> ship
+            break
+    if len(w) > 3 and w.endswith("e"):
+        w = w[:-1]
+    return w
+
+
+READ_CUES = frozenset(stem(w) for w in """look show view see check status find lookup what whats which where when how
+who whom pull display read fetch list search track tell quote much many available exist details detail info balance
+remaining left""".split())
+WRITE_CUES = frozenset(stem(w) for w in """create make add new book schedule register record send issue raise submit apply
+cancel delete remove update change move transfer approve reject pay ship dispatch generate build spin open close
+assign grant revoke reset deliver mark write adjust bump reserve replace report log file purge wipe drop erase clear
+destroy truncate""".split())
+DESTRUCTIVE_CUES = frozenset(stem(w) for w in "delete remove purge wipe drop erase clear destroy truncate nuke".split())
+
+
+def intent(text: str) -> int:
+    """+1 the request wants something done, -1 it asks about something, 0 unclear (both or neither)."""
+    words = {stem(w) for w in re.findall(r"[A-Za-z]+", text)}
+    reads = bool(words & READ_CUES) or "?" in text or "？" in text or any(c in text for c in READ_CUES_ZH)
+    writes = bool(words & WRITE_CUES) or any(c in text for c in WRITE_CUES_ZH)
+    return 0 if reads == writes else 1 if writes else -1
+
+
+def destructive(text: str) -> list[str]:
+    """Words that destroy data (delete, wipe, 删除, 注销...), as stems or as written."""
+    words = {stem(w) for w in re.findall(r"[A-Za-z]+", text)}
+    return sorted(words & DESTRUCTIVE_CUES) + [w for w in DESTRUCTIVE_ZH if w in text]
+
+
+def is_stopword(word: str) -> bool:
+    w = word.lower()
+    return w in STOP_EN or (bool(_CJK.match(w)) and not _STOP_ZH.sub("", w))
+
+
+def tokens(text: str) -> list[str]:
+    """Content tokens: English stems; for Chinese (function words taken out) each character and
+    each bigram, the usual way to match Chinese text without a segmenter."""
+    out: list[str] = []
+    for m in _WORD.finditer(text):
+        word = m.group(0)
+        if _CJK.match(word):
+            part = _STOP_ZH.sub("", word.replace("一单", "单"))  # 下一单 -> 下单
+            out.extend(part)
+            out.extend(part[i:i + 2] for i in range(len(part) - 1))
+        elif len(word) > 1 and word.lower() not in STOP_EN:
+            out.append(stem(word))
+    return out
+
+
+def name_words(name: str) -> str:
+    """create_shipment / getLeaveBalance -> "create shipment" / "get leave balance"."""
+    return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", name).replace("_", " ")
+
+
+class Lexicon:
+    """Each candidate's words, and how telling each word is across the knowledge (idf)."""
+
+    def __init__(self, texts: dict[str, Iterable[str]]) -> None:
+        self.words: dict[str, frozenset[str]] = {name: frozenset(t for text in parts for t in tokens(text))
+                                                 for name, parts in texts.items()}
+        df = Counter(t for words in self.words.values() for t in words)
+        n = max(1, len(self.words))
+        self.idf = {t: math.log(1 + n / c) for t, c in df.items()}
+        self.unknown_weight = math.log(1 + n)  # a word no candidate knows weighs like the rarest word
+        self.known = frozenset(df)
+
+    def request_tokens(self, text: str) -> list[str]:
+        """A request's content tokens, read against the knowledge: Chinese bigrams only where the
+        knowledge has them (others straddle two words), a run of characters the knowledge has never
+        seen as one token (a drug or product name is one unknown, not seven), and two English words
+        written apart that the knowledge writes as one ("pick up" -> pickup)."""
+        out: list[str] = []
+        for m in _WORD.finditer(text):
+            word = m.group(0)
+            if _CJK.match(word):
+                out += self._cjk_tokens(_STOP_ZH.sub("", word.replace("一单", "单")))
+            elif len(word) > 1 and word.lower() not in STOP_EN:
+                out.append(stem(word))
+        words = re.findall(r"[A-Za-z]+", text)
+        for a, b in zip(words, words[1:], strict=False):
+            joined = stem(a + b)
+            if joined in self.known and joined not in out:
+                out.append(joined)
+        return out
+
+    def _cjk_tokens(self, part: str) -> list[str]:
+        out: list[str] = []
+        run = ""
+        for i, ch in enumerate(part):
+            pair = part[i:i + 2]
+            if ch in self.known:
+                if run:
+                    out.append(run)
+                    run = ""
+                out.append(ch)
+            else:
+                run += ch
+            if len(pair) == 2 and pair in self.known:
+                out.append(pair)
+        if run:
+            out.append(run)
+        return out
+
+    def stems(self, text: str) -> list[str]:
+        """Every English word's stem, in order, function words included (for phrase matching)."""
+        return [stem(w) for w in re.findall(r"[A-Za-z]+", text)]
+
+    def knows(self, name: str, word: str) -> bool:
+        """Whether a candidate's own words include `word` (a stem, or Chinese as written)."""
+        words = self.words.get(name, frozenset())
+        parts = tokens(word) if not word.isascii() else [word]
+        return bool(parts) and all(p in words for p in parts if len(p) > 1 or p.isascii())
+
+    def weight(self, token: str) -> float:
+        return self.idf.get(token, self.unknown_weight)
+
+    def coverage(self, request_tokens: list[str], name: str, values: int = 0, explained: int = 0,
+                 writes: bool | None = None) -> float:
+        """Share of the request (idf-weighted words, and the values it states) that the candidate
+        explains: its own words, the values it can take, and — for `writes` given — the generic
+        verbs of what it does ("pull up", "show" for a read; "make", "add" for a write)."""
+        if not request_tokens:
+            return 0.0  # values alone ("1234567") say nothing of what to do with them
+        words = self.words.get(name, frozenset())
+        if writes is not None:
+            words = words | (WRITE_CUES - DESTRUCTIVE_CUES if writes else READ_CUES)
+        total = sum(self.weight(t) for t in request_tokens) + VALUE_WEIGHT * values
+        known = sum(self.weight(t) for t in request_tokens if t in words) + VALUE_WEIGHT * explained
+        return known / total
+
+    def alien(self, request_tokens: list[str]) -> float:
+        """Share of the request's content words that no candidate of the knowledge knows (off-domain)."""
+        if not request_tokens:
+            return 0.0
+        return sum(1 for t in request_tokens if t not in self.known) / len(request_tokens)

@@ -1,0 +1,64 @@
+"""Person names in a request, for parameters that take one (姓名, full name, assignee...).
+
+Chinese names are found the way people read them: a common surname followed by one or two given
+characters, ending where the sentence breaks or where the pack's own wording resumes. English
+names are capitalised words (initials allowed). Candidates only: every one is still validated,
+and pack words and function words are never names.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+
+# The ~120 most common single-character surnames (about 90 % of people in mainland China).
+SURNAMES = frozenset(
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔"
+    "钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤常温康施文牛樊葛"
+    "邢安齐易乔伍庞颜倪庄聂章鲁岳翟殷詹申欧耿关兰焦俞左柳甘祝包宁尚符舒阮柯纪梅童凌毕单季裴霍涂成苗谷盛曲翁冉骆蓝路"
+    "游辛靳管柴蒙鲍华喻祁蒲房滕屈饶解牟艾尤阳时穆农司卓古吉缪简车项连芦麦褚娄窦戚岑景党宫费卜冷晏席卫米柏宗瞿桂全佟"
+    "应臧闵苟邬边卞姬师和仇栾隋商刁沙荣巫寇桑郎甄丛仲虞敖巩明佘池查麻苑迟邝")
+COMPOUND_SURNAMES = ("欧阳", "司马", "上官", "诸葛", "东方", "皇甫", "尉迟", "公孙", "慕容", "长孙", "令狐", "夏侯")
+PERSON_WORDS = re.compile(r"姓名|名字|人名|联系人|负责人|经办人|申请人|员工|本人|full.?name|person|assignee|owner|"
+                          r"contact|employee|recipient|requester|reviewer|approver|^name$", re.I)
+_BREAK = re.compile(r"[\s,，。;；:：!！?？、()（）\[\]【】\"“”'‘’/|]")
+_EN_NAME = re.compile(r"(?<![A-Za-z.])((?:[A-Z][a-z]+|[A-Z]\.)(?:\s+(?:[A-Z][a-z]+|[A-Z]\.)){0,2})(?![A-Za-z])")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+# Characters that end a name when they follow it (function words, verbs of asking).
+_AFTER = frozenset("的还在是要想有和跟与给帮请把被让先再也都就已又着了呢吗吧啊，,。"
+                   "提办报补申查看做开交转调加涨离入休来去走用说问等")  # and verbs that follow a name
+_TIME_WORDS = ("今年", "去年", "明年", "今天", "明天", "昨天", "后天", "本月", "上月", "下月", "这周", "下周", "上周",
+               "本周", "这个月", "下个月", "上个月", "最近")
+
+
+def takes_person(name: str, description: str) -> bool:
+    return bool(PERSON_WORDS.search(name) or PERSON_WORDS.search(description or ""))
+
+
+def person_names(text: str, is_own_word: Callable[[str], bool],
+                 value_starts: frozenset[int] = frozenset()) -> Iterator[tuple[str, int, int]]:
+    """Candidate person names (text, start, end): a surname and one given character where the
+    text clearly breaks after it, else two given characters where it breaks after those."""
+    def breaks(at: int) -> bool:
+        rest = text[at:at + 2]
+        return (not rest or bool(_BREAK.match(rest[0])) or rest[0] in _AFTER or not _CJK.match(rest[0])
+                or at in value_starts or rest.startswith(_TIME_WORDS)
+                or (len(rest) == 2 and bool(_CJK.match(rest[1])) and is_own_word(rest)))
+
+    for i, ch in enumerate(text):
+        if i > 0 and _CJK.match(text[i - 1]) and text[i - 1] in SURNAMES and ch not in SURNAMES:
+            continue  # inside another name
+        surname_len = 2 if text[i:i + 2] in COMPOUND_SURNAMES else 1 if ch in SURNAMES else 0
+        if not surname_len or (i > 0 and _CJK.match(text[i - 1]) and is_own_word(text[i - 1:i + 1])):
+            continue  # the "surname" ends a word of the pack (单 of 假单)
+        for given in (1, 2):
+            end = i + surname_len + given
+            name = text[i:end]
+            if len(name) < surname_len + given or not all(_CJK.match(c) for c in name) or is_own_word(name):
+                break
+            if breaks(end):
+                yield name, i, end
+                break
+    for m in _EN_NAME.finditer(text):
+        if not is_own_word(m.group(1)) and m.start() > 0:  # the sentence's first word is not a name
+            yield m.group(1), m.start(1), m.end(1)

@@ -1,0 +1,258 @@
+"""Typed spans: the values a request states, recognised before anything is assigned to a parameter.
+
+Emails, URLs, quoted strings, dates (ISO, written, and relative: "tomorrow", "next Monday",
+"明天", "下周一", "3天后"), amounts with a currency, numbers with a unit ("3.5 kg", "5天",
+"三盒"), ids (tokens mixing letters and digits, or long digit runs) and plain numbers. Where two
+readings overlap the more specific one wins (an email over the id inside it). Pure: the date
+of "today" is passed in.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import Any, Literal
+
+from core.planning.text import cn_number
+
+Kind = Literal["email", "url", "quoted", "date", "month", "time", "amount", "number", "id"]
+# Most specific first: a span found by an earlier kind blocks overlapping later ones.
+ORDER: tuple[Kind, ...] = ("email", "url", "quoted", "date", "month", "time", "amount", "number", "id")
+
+
+@dataclass(frozen=True)
+class Span:
+    start: int
+    end: int
+    text: str
+    kind: Kind
+    value: Any  # normalised: str, ISO date str, int or float
+    unit: str | None = None  # kg, 天, 盒, EUR...
+
+    def overlaps(self, other: Span) -> bool:
+        return self.start < other.end and other.start < self.end
+
+
+_B = r"(?<![A-Za-z0-9_])"  # ASCII token boundaries that also work beside CJK text
+_E = r"(?![A-Za-z0-9_])"
+EMAIL = re.compile(_B + r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
+URL = re.compile(r"(?i)\b(?:https?|ftp)://[^\s<>\"'，。]+")
+QUOTED = re.compile(r"\"([^\"\n]{1,200})\"|“([^”\n]{1,200})”|「([^」\n]{1,200})」|『([^』\n]{1,200})』|"
+                    r"(?<![A-Za-z0-9])'([^'\n]{1,200})'(?![A-Za-z0-9])|‘([^’\n]{1,200})’")
+ISO_DATE = re.compile(r"(?<!\d)(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)")
+CN_DATE = re.compile(r"(?:(\d{4})年)?(\d{1,2})月(\d{1,2})[日号]")
+MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m} | {
+    m.lower(): i for i, m in enumerate(calendar.month_abbr) if m} | {"sept": 9}
+_MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
+EN_DATE_DM = re.compile(rf"(?i){_B}(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\.?(?:,?\s+(\d{{4}}))?{_E}")
+EN_DATE_MD = re.compile(rf"(?i){_B}({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?{_E}")
+WEEKDAYS_EN = {d.lower(): i for i, d in enumerate(calendar.day_name)} | {
+    d.lower(): i for i, d in enumerate(calendar.day_abbr)}
+_WD = "|".join(sorted(WEEKDAYS_EN, key=len, reverse=True))
+EN_RELATIVE = re.compile(
+    rf"(?i){_B}(?:(day after tomorrow)|(today|tonight)|(tomorrow|tmrw|tmr)|(yesterday)|"
+    rf"(?:(next|this|coming)\s+)?({_WD})|in\s+(\d+|a|one|two|three|four|five|six|seven)\s+(days?|weeks?)|"
+    rf"(next week)|(next month)){_E}")
+WEEKDAYS_CN = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
+CN_RELATIVE = re.compile(r"(大后天|后天|明天|明日|今天|今日|昨天|昨日)|(下下|下|这|本|上)?(?:个)?(?:周|星期|礼拜)([一二三四五六日天])|"
+                         r"(下个?月)(\d{1,2}|[一二三四五六七八九十]+)[号日]|(\d+|[一二两三四五六七八九十]+)天(?:后|之后|以后)")
+CURRENCY_SYMBOL = {"€": "EUR", "$": "USD", "£": "GBP", "¥": "CNY", "￥": "CNY"}
+CURRENCY_WORD = {"eur": "EUR", "euro": "EUR", "euros": "EUR", "usd": "USD", "dollar": "USD", "dollars": "USD",
+                 "bucks": "USD", "gbp": "GBP", "pound": "GBP", "pounds": "GBP", "cny": "CNY", "rmb": "CNY",
+                 "jpy": "JPY", "yen": "JPY", "元": "CNY", "块": "CNY", "块钱": "CNY", "人民币": "CNY", "美元": "USD",
+                 "欧元": "EUR", "英镑": "GBP"}
+_NUM = r"[-+]?\d+(?:,\d{3})*(?:\.\d+)?"
+_CUR_EN = r"euros?|eur|usd|dollars?|bucks|gbp|pounds?|cny|rmb|jpy|yen"
+_CUR_CN = r"块钱|元|块|人民币|美元|欧元|英镑"
+AMOUNT = re.compile(
+    rf"([€$£¥￥])\s*({_NUM})(万|k|K)?"                                      # €75, $640.50, ¥2000
+    rf"|{_B}({_CUR_EN})\s*({_NUM})(万|k|K)?{_E}"                             # USD 310
+    rf"|{_B}({_NUM})\s*(万|k|K)?\s*({_CUR_EN}){_E}"                           # 450 EUR, 1250 euros
+    rf"|(?<![\d.])({_NUM})\s*(万)?\s*({_CUR_CN})"                             # 3000元, 1.2万元, 1000块
+    rf"|(?<![\d.A-Za-z])({_NUM})\s*(万)(?![元块])", re.IGNORECASE)              # 50万
+UNITS = ("kg", "kgs", "kilos", "kilograms", "g", "grams", "lb", "lbs", "km", "m", "cm", "mm", "h", "hrs", "hours",
+         "hour", "mins", "minutes", "min", "days", "day", "weeks", "week", "months", "month", "years", "year",
+         "units", "unit", "pcs", "pieces", "items", "boxes", "box", "x", "seats", "licenses", "people", "nights",
+         "%", "gb", "mb", "tb")
+CN_UNITS = "件个份盒瓶支片粒袋箱台天日周月年次人位张单笔块元克斤公斤米号楼层床晚小时分钟岁"
+NUMBER = re.compile(  # not inside an id: SKU-88121 and 1Z4F8 are ids, 12kg and 5天 are numbers with units
+    rf"(?<![A-Za-z0-9_.-])({_NUM})(?:\s*({'|'.join(sorted(UNITS, key=len, reverse=True))}){_E}|\s*([{CN_UNITS}])"
+    rf"|(?![A-Za-z0-9_]|\.\d))|([一二两三四五六七八九十百]+)\s*([{CN_UNITS}])", re.IGNORECASE)
+ID = re.compile(_B + r"[A-Za-z0-9]+(?:[-_./#][A-Za-z0-9]+)*" + _E)  # kept only when it holds a digit
+_EN_NUMBER_WORDS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
+
+
+def _number(text: str) -> int | float:
+    value = float(text.replace(",", ""))
+    return int(value) if value.is_integer() else value
+
+
+def _safe_date(y: int, m: int, d: int) -> date | None:
+    try:
+        return date(y, m, d)
+    except ValueError:
+        return None
+
+
+def _next_weekday(today: date, weekday: int, *, week_offset: int | None) -> date:
+    if week_offset is None:  # "Friday": the next one (today counts when it is that day)
+        return today + timedelta(days=(weekday - today.weekday()) % 7)
+    monday = today - timedelta(days=today.weekday()) + timedelta(weeks=week_offset)
+    return monday + timedelta(days=weekday)
+
+
+def _en_relative(m: re.Match[str], today: date) -> date | None:
+    tomorrow_after, today_w, tomorrow_w, yesterday, which, weekday, n, per, next_week, next_month = m.groups()
+    if tomorrow_after:
+        return today + timedelta(days=2)
+    if today_w:
+        return today
+    if tomorrow_w:
+        return today + timedelta(days=1)
+    if yesterday:
+        return today - timedelta(days=1)
+    if weekday:
+        wd = WEEKDAYS_EN[weekday.lower()]
+        if which and which.lower() == "next":
+            return _next_weekday(today, wd, week_offset=1)
+        return _next_weekday(today, wd, week_offset=None)
+    if n:
+        count = int(n) if n.isdigit() else _EN_NUMBER_WORDS[n.lower()]
+        return today + timedelta(days=count * (7 if per.lower().startswith("week") else 1))
+    if next_week:
+        return _next_weekday(today, 0, week_offset=1)
+    if next_month:
+        return _add_months(today.replace(day=1), 1)
+    return None
+
+
+def _add_months(d: date, months: int) -> date:
+    month = d.month - 1 + months
+    year = d.year + month // 12
+    month = month % 12 + 1
+    return date(year, month, min(d.day, calendar.monthrange(year, month)[1]))
+
+
+def _cn_relative(m: re.Match[str], today: date) -> date | None:
+    day_word, week_prefix, weekday, next_month, month_day, days_later = m.groups()
+    if day_word:
+        offset = {"大后天": 3, "后天": 2, "明天": 1, "明日": 1, "今天": 0, "今日": 0, "昨天": -1, "昨日": -1}[day_word]
+        return today + timedelta(days=offset)
+    if weekday:
+        offset = {"下下": 2, "下": 1, "这": 0, "本": 0, "上": -1}.get(week_prefix or "")
+        return _next_weekday(today, WEEKDAYS_CN[weekday], week_offset=offset)
+    if next_month:
+        day = int(month_day) if month_day.isdigit() else cn_number(month_day)
+        first = _add_months(today.replace(day=1), 1)
+        return _safe_date(first.year, first.month, day or 1)
+    if days_later:
+        n = int(days_later) if days_later.isdigit() else cn_number(days_later)
+        return today + timedelta(days=n or 0)
+    return None
+
+
+def _dates(text: str, today: date) -> list[Span]:
+    out: list[Span] = []
+    for m in ISO_DATE.finditer(text):
+        if d := _safe_date(int(m[1]), int(m[2]), int(m[3])):
+            out.append(Span(m.start(), m.end(), m[0], "date", d.isoformat()))
+    for m in CN_DATE.finditer(text):
+        if d := _safe_date(int(m[1]) if m[1] else today.year, int(m[2]), int(m[3])):
+            out.append(Span(m.start(), m.end(), m[0], "date", d.isoformat()))
+    for pattern, day_i, month_i in ((EN_DATE_DM, 1, 2), (EN_DATE_MD, 2, 1)):
+        for m in pattern.finditer(text):
+            year = int(m[3]) if m[3] else today.year
+            if d := _safe_date(year, MONTHS[m[month_i].lower().rstrip(".")], int(m[day_i])):
+                out.append(Span(m.start(), m.end(), m[0], "date", d.isoformat()))
+    for pattern, resolve in ((EN_RELATIVE, _en_relative), (CN_RELATIVE, _cn_relative)):
+        for m in pattern.finditer(text):
+            if d := resolve(m, today):
+                out.append(Span(m.start(), m.end(), m[0], "date", d.isoformat()))
+    return out
+
+
+MONTH = re.compile(rf"(?<!\d)(\d{{4}})\s*年\s*(\d{{1,2}})\s*月(?!\s*\d{{1,2}}\s*[日号])|(?<![\d-])(\d{{4}})[-/](\d{{1,2}})(?![-/\d])"
+                   rf"|{_B}({_MONTH})\.?\s+(\d{{4}}){_E}", re.IGNORECASE)
+TIME = re.compile(r"(?<![\d:])([01]?\d|2[0-3])\s*[:：]\s*([0-5]\d)(?:\s*([ap])\.?m\.?)?(?![\d:A-Za-z])"
+                  r"|(?<![\d:A-Za-z])(1[0-2]|0?[1-9])\s*([ap])\.?m\.?(?![A-Za-z])", re.IGNORECASE)
+
+
+def _times(text: str) -> list[Span]:
+    out = []
+    for m in TIME.finditer(text):
+        hour, minute, half = (int(m[1]), m[2], m[3]) if m[1] else (int(m[4]), "00", m[5])
+        if half and half.lower() == "p" and hour < 12:
+            hour += 12
+        elif half and half.lower() == "a" and hour == 12:
+            hour = 0
+        out.append(Span(m.start(), m.end(), m[0], "time", f"{hour:02d}:{minute}"))
+    return out
+
+
+def _months(text: str) -> list[Span]:
+    out = []
+    for m in MONTH.finditer(text):
+        year, month = (m[1], m[2]) if m[1] else (m[3], m[4]) if m[3] else (m[6], str(MONTHS[m[5].lower()]))
+        if 1 <= int(month) <= 12:
+            out.append(Span(m.start(), m.end(), m[0], "month", f"{int(year):04d}-{int(month):02d}"))
+    return out
+
+
+def _amounts(text: str) -> list[Span]:
+    out: list[Span] = []
+    for m in AMOUNT.finditer(text):
+        g = m.groups()
+        if g[1]:
+            raw, scale, currency = g[1], g[2], CURRENCY_SYMBOL[g[0]]
+        elif g[4]:
+            raw, scale, currency = g[4], g[5], CURRENCY_WORD[g[3].lower()]
+        elif g[6]:
+            raw, scale, currency = g[6], g[7], CURRENCY_WORD[g[8].lower()]
+        elif g[9]:
+            raw, scale, currency = g[9], g[10], CURRENCY_WORD[g[11]]
+        else:
+            raw, scale, currency = g[12], g[13], None
+        value = _number(raw) * (10_000 if scale == "万" else 1_000 if scale else 1)
+        out.append(Span(m.start(), m.end(), m[0], "amount", _number(str(value)), currency))
+    return out
+
+
+def _numbers(text: str) -> list[Span]:
+    out: list[Span] = []
+    for m in NUMBER.finditer(text):
+        digits, unit_en, unit_cn, cn, cn_unit = m.groups()
+        if digits is not None:
+            out.append(Span(m.start(), m.end(), m[0], "number", _number(digits),
+                            (unit_en or unit_cn or "").lower() or None))
+        elif cn != "一" and (n := cn_number(cn)) is not None:  # 一单 / 一笔 is how Chinese says "an order"
+            out.append(Span(m.start(), m.end(), m[0], "number", n, cn_unit))
+    return out
+
+
+def find_spans(text: str, today: date) -> list[Span]:
+    """Every typed value the text states, left to right, no two overlapping."""
+    found: dict[Kind, list[Span]] = {
+        "email": [Span(m.start(), m.end(), m[0], "email", m[0]) for m in EMAIL.finditer(text)],
+        "url": [Span(m.start(), m.end(), m[0].rstrip(".,;)"), "url", m[0].rstrip(".,;)")) for m in URL.finditer(text)],
+        "quoted": [Span(m.start(), m.end(), m[0], "quoted", next(g for g in m.groups() if g is not None).strip())
+                   for m in QUOTED.finditer(text)],
+        "date": _dates(text, today),
+        "month": _months(text),
+        "time": _times(text),
+        "amount": _amounts(text),
+        "number": _numbers(text),
+        "id": [Span(m.start(), m.end(), m[0], "id", m[0]) for m in ID.finditer(text)
+               if any(c.isdigit() for c in m[0]) and (not re.fullmatch(r"\d+(?:\.\d+)?", m[0]) or len(m[0]) >= 5)],
+    }
+    kept: list[Span] = []
+    for kind in ORDER:
+        for span in sorted(found[kind], key=lambda s: (s.start, -(s.end - s.start))):
+            if kind == "id" and any(k.kind == "number" and k.unit is None and k.start == span.start
+                                    and k.end == span.end for k in kept):
+                # a long bare digit run (123456) is an id as much as a number: keep both readings
+                kept.append(span)
+            elif not any(span.overlaps(k) for k in kept):
+                kept.append(span)
+    return sorted(kept, key=lambda s: (s.start, ORDER.index(s.kind)))

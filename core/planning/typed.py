@@ -1,0 +1,95 @@
+"""Typed values: a value reaches a parameter only if it validates against that parameter.
+
+Its JSON type (cast from the request's text), `enum` (case-insensitively), and every JSON-Schema
+keyword the parameter declares — `pattern`, `format` (email, date, date-time, uri...),
+`minimum`/`maximum`, `minLength`/`maxLength`, `multipleOf`... — checked with jsonschema, the
+same library the plan gate uses, so the planner never proposes what the gate would refuse.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlparse
+
+from jsonschema import Draft202012Validator, FormatChecker
+
+from core.models import ParamSpec
+from core.planning.text import cast
+
+MISSING: Any = object()
+_FORMATS = FormatChecker()
+
+
+@_FORMATS.checks("uri", raises=ValueError)
+def _uri(value: object) -> bool:
+    if not isinstance(value, str):
+        return True
+    parsed = urlparse(value)
+    return bool(parsed.scheme and (parsed.netloc or parsed.path))
+
+
+@_FORMATS.checks("email", raises=ValueError)
+def _email(value: object) -> bool:  # jsonschema's own check only looks for an "@"
+    if not isinstance(value, str):
+        return True
+    local, _, domain = value.rpartition("@")
+    return bool(local) and "." in domain and " " not in value and not domain.startswith(".")
+
+
+_OUR_KEYS = ("description", "default", "synonyms", "patterns", "required", "name", "examples")
+
+
+def _schema(param: ParamSpec) -> dict[str, Any]:
+    schema = {k: v for k, v in param.json_schema().items() if k not in _OUR_KEYS}
+    schema.pop("enum", None)  # enum is matched case-insensitively below, then given as declared
+    return schema
+
+
+def validate(raw: Any, param: ParamSpec) -> Any:
+    """The value as the parameter takes it, or MISSING when it does not validate."""
+    try:
+        value = cast(raw, param.type)
+    except (ValueError, TypeError, OverflowError):
+        return MISSING
+    if param.enum is not None:
+        match = next((e for e in param.enum if e == value or (isinstance(e, str) and isinstance(value, str)
+                                                              and e.lower() == value.lower())), MISSING)
+        if match is MISSING:
+            return MISSING
+        value = match
+    validator = _validator(param)
+    if validator is not None and not validator.is_valid(value):
+        return MISSING
+    return value
+
+
+def _validator(param: ParamSpec) -> Draft202012Validator | None:
+    """Compiled once per parameter (kept on it); None when only the type is declared."""
+    cached = param._check  # noqa: SLF001 - the planner's own cache slot on the model
+    if cached is None:
+        schema = _schema(param)
+        cached = Draft202012Validator(schema, format_checker=_FORMATS) if len(schema) > 1 else False
+        param._check = cached  # noqa: SLF001
+    return cached or None
+
+
+def is_typed(param: ParamSpec) -> bool:
+    """Whether the parameter says what its values look like (patterns, pattern, format, enum)."""
+    extra = param.model_extra or {}
+    return bool(param.patterns or param.enum is not None or "pattern" in extra or "format" in extra)
+
+
+def explain(raw: Any, param: ParamSpec) -> str:
+    """Why `raw` does not fit the parameter, in words a requester understands."""
+    try:
+        value = cast(raw, param.type)
+    except (ValueError, TypeError, OverflowError):
+        return f"{raw!r} is not a{'n' if param.type[0] in 'aeiou' else ''} {param.type}"
+    if param.enum is not None and not any(str(e).lower() == str(value).lower() for e in param.enum):
+        return f"{value!r} is not one of {', '.join(map(str, param.enum))}"
+    validator = _validator(param)
+    if validator is not None:
+        error = next(iter(validator.iter_errors(value)), None)
+        if error is not None:
+            return error.message
+    return f"{raw!r} is not allowed"
