@@ -262,8 +262,8 @@ def test_a_choice_is_answered_by_number_name_or_rephrase(planner: RulePlanner) -
 
 
 def test_plans_with_choices_keep_the_output_contract(planner: RulePlanner) -> None:
-    from core.output_contract import problems
     from core.models import PlanChoice
+    from core.output_contract import problems
 
     asked = Plan(status="needs_input", question="which?", choices=[PlanChoice(rule="offboard_account", summary="x")])
     data = {**asked.spec_json(), "trace_id": "0" * 32}
