@@ -16,7 +16,9 @@ Each candidate (a rule or a single tool) gets features, each in 0..1:
 - intent   +1 when the request asks for what it does (a change, or a look-up), -1 when the opposite
 
 A candidate that does not know a destructive word of the request ("delete", "wipe", "注销") is
-never chosen: an off-domain request to destroy something must not become some other write.
+never chosen: an off-domain request to destroy something must not become some other write. A write
+that would leave a value the request states unused ("cancel my 3pm with dana@...": nothing takes
+"3pm") is asked about, never run on the part it understood.
 
 The score is a weighted sum. A request is answered with the best candidate only when the
 evidence is strong enough — more for a plan that writes than for one that reads; when two
@@ -34,10 +36,10 @@ from core.planning.extraction import Assignment
 
 # Weights of the features (fit by logistic regression on the blind dev packs, see benchmarks/fit_choice.py,
 # then rounded; the held-out packs never took part).
-WEIGHTS: dict[str, float] = {"trigger": 2.67, "state": 1.89, "lex": 2.09, "cov": 4.44, "rank": 2.22,
-                             "fit": -0.27, "fill": 2.74, "alien": -2.85, "core": 2.87, "unreached": -1.36,
-                             "verbatim": 1.60, "intent": 0.18}
-BIAS = -7.08
+WEIGHTS: dict[str, float] = {"trigger": 2.67, "state": 1.89, "lex": 2.12, "cov": 4.39, "rank": 2.16,
+                             "fit": -0.02, "fill": 2.72, "alien": -2.72, "core": 2.82, "unreached": -1.34,
+                             "verbatim": 1.62, "intent": 0.20}
+BIAS = -7.32
 # Abstention, on the score above (its logistic is a calibrated "this is the one" probability).
 READ_MIN = 0.0      # a read plan needs at least this (more likely than "nothing fits")
 WRITE_MIN = 0.5     # a plan that writes needs more evidence (1.6 times more likely than nothing)
@@ -64,6 +66,7 @@ class Candidate:
     verbatim: float = 0.0
     intent: float = 0.0
     destroys: list[str] = field(default_factory=list)  # destructive words of the request it does not know
+    ignores: list[str] = field(default_factory=list)  # values the request states that its plan would not use
     assignment: Assignment | None = None
     plan: Plan | None = None
     score: float = 0.0
@@ -120,6 +123,9 @@ def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decisi
     if best.score >= bar or (best.strong and best.score >= ASK_MIN):
         if close and not best.strong:
             return Decision("ask", best, [best, *close[:2]], reason="two candidates are close")
+        if best.writes and best.ignores:
+            return Decision("ask", best, [best, *rivals[:2]],
+                            reason=f"a write would leave what the request says unused: {', '.join(best.ignores)}")
         return Decision("plan", best)
     if best.score >= ASK_MIN:
         return Decision("ask", best, [best, *rivals[:2]], reason="plausible but weak evidence")

@@ -37,7 +37,6 @@ FLOOR: dict[SlotKind, float] = {"input": LOOSE, "unmapped": HINTED, "carried": D
 NEGATIONS_ZH = "不没无别非免勿"
 NEGATIONS_EN = frozenset({"no", "not", "don't", "dont", "without", "non", "never", "skip", "w/o"})
 _BOOL_STRIP = re.compile(r"^(?:是否|要不要|是不是|whether(?: to)?|if|is|has|use)\s*|[(（].*?[)）]|\s*[?？]$", re.I)
-_VERB_BEFORE_OBJECT = re.compile(r"\s+(?:a|an|the|this|that|these|those|my|our|your|their|his|her|its|some)\b", re.I)
 IMPLIED_FORMAT = (("email", "email"), ("mail", "email"), ("date", "date"), ("url", "uri"), ("uri", "uri"))
 
 
@@ -54,6 +53,7 @@ class Slot:
 class Assignment:
     values: dict[str, Found]
     refused: dict[str, str]  # slot name -> why the value the request stated is not allowed
+    refused_at: list[tuple[int, int]] = field(default_factory=list)  # where those values are in the text
 
 
 @dataclass(frozen=True)
@@ -116,6 +116,7 @@ class Extractor:
         are kept as refusals: the request said them, so they are never replaced by a default."""
         offers: list[tuple[float, int, str, Found]] = []
         refused: dict[str, str] = {}
+        refused_at: list[tuple[int, int]] = []
         for slot in slots:
             floor = FLOOR[slot.kind] if not (slot.kind == "unmapped" and slot.required) else LOOSE
             valid, invalid = self._candidates(text, spans, slot)
@@ -123,7 +124,8 @@ class Extractor:
                 if found.score >= floor:
                     offers.append((found.score, -found.start, slot.name, found))
             if invalid and not valid and slot.kind in ("input", "unmapped"):
-                refused[slot.name] = invalid
+                refused[slot.name] = invalid[0]
+                refused_at.append(invalid[1])
         offers.sort(key=lambda o: (-o[0], -o[1]))
         taken: dict[str, Found] = {}
         claimed: dict[tuple[int, int], tuple[str, str]] = {}
@@ -134,7 +136,7 @@ class Extractor:
                 continue
             taken[name] = found
             claimed[(found.start, found.end)] = (name, found.how)
-        return Assignment(taken, {n: r for n, r in refused.items() if n not in taken})
+        return Assignment(taken, {n: r for n, r in refused.items() if n not in taken}, refused_at)
 
     @staticmethod
     def _blocked(found: Found, name: str, claimed: dict[tuple[int, int], tuple[str, str]]) -> bool:
@@ -151,7 +153,8 @@ class Extractor:
 
     # ------------------------------------------------------------------ candidates
 
-    def _candidates(self, text: str, spans: list[Span], slot: Slot) -> tuple[list[Found], str | None]:
+    def _candidates(self, text: str, spans: list[Span], slot: Slot
+                    ) -> tuple[list[Found], tuple[str, tuple[int, int]] | None]:
         """Valid candidates, and why an explicitly stated one (pattern capture) was refused."""
         out: list[Found] = []
         named = any(p.name == slot.name for _, p in slot.params)
@@ -171,14 +174,14 @@ class Extractor:
         out += self._person_names(text, spans, slot, keys)
         # Valid for every parameter the slot feeds (a name shared by several steps).
         checked = []
-        refusal: str | None = None
+        refusal: tuple[str, tuple[int, int]] | None = None
         for found in out:
             value = found.value
             for _, param in slot.params:
                 value = validate(value, _implied(param))
                 if value is MISSING:
                     if found.how in ("pattern", "named") and refusal is None:
-                        refusal = explain(found.value, _implied(param))
+                        refusal = explain(found.value, _implied(param)), (found.start, found.end)
                     break
             if value is not MISSING:
                 checked.append(Found(value, found.start, found.end, found.how, found.score))
@@ -198,8 +201,6 @@ class Extractor:
             preferred = [h for h in hits if h.start > 0 and text[h.start - 1] in lefts]
             hits = preferred + [h for h in hits if h not in preferred]
         for rank, h in enumerate(hits):
-            if _VERB_BEFORE_OBJECT.match(text, h.end) and h.phrase.isascii():
-                continue  # "open a ticket": a verb before its object, not the status "open"
             out.append(Found(h.payload, h.start, h.end, "enum", ENUM - 0.01 * rank))
         if param.type == "boolean":
             said = self._boolean(text, param)

@@ -70,6 +70,10 @@ cancel delete remove update change move transfer approve reject pay ship dispatc
 assign grant revoke reset deliver mark write adjust bump reserve replace report log file purge wipe drop erase clear
 destroy truncate""".split())
 DESTRUCTIVE_CUES = frozenset(stem(w) for w in "delete remove purge wipe drop erase clear destroy truncate nuke".split())
+# Verbs that say only "make something" or "show me something": any write, any read explains them.
+GENERIC_WRITE = frozenset(stem(w) for w in """create make add new generate build spin open prepare produce give bump raise
+increase decrease lower comp hand issue""".split())
+GENERIC_READ = READ_CUES
 
 
 def intent(text: str) -> int:
@@ -182,7 +186,7 @@ class Lexicon:
             return 0.0  # values alone ("1234567") say nothing of what to do with them
         words = self.words.get(name, frozenset())
         if writes is not None:
-            words = words | (WRITE_CUES - DESTRUCTIVE_CUES if writes else READ_CUES)
+            words = words | (GENERIC_WRITE if writes else GENERIC_READ)
         total = sum(self.weight(t) for t in request_tokens) + VALUE_WEIGHT * values
         known = sum(self.weight(t) for t in request_tokens if t in words) + VALUE_WEIGHT * explained
         return known / total

@@ -22,6 +22,7 @@ from core.models import Plan, PlanChoice, PlanStep, Request, RetrievalHit, RuleS
 from core.planning.choice import Candidate, Decision, decide, score
 from core.planning.extraction import Assignment, Extractor, Found, Slot, rule_slots, tool_slots
 from core.planning.lexicon import destructive, intent
+from core.planning.names import person_names, takes_person
 from core.planning.questions import choice_question, language_of, missing_question, no_match_question
 from core.planning.spans import Span
 from core.planning.text import find_phrases, normalize, shingles
@@ -59,6 +60,8 @@ class RulePlanner:
             self.writes[key] = tool.side_effects
         self.steps_of = {r.rule_name: {s.tool_name for s in r.dag_definition} for r in knowledge.rules.values()}
         self.enum_words = [entry for phrases in self.voc.enums.values() for entry in phrases]
+        self.takes_person = any(takes_person(p.name, p.description) for t in knowledge.tools.values()
+                                for p in t.parameters if p.type == "string" and p.enum is None)
 
     # ------------------------------------------------------------------ entry point
 
@@ -100,7 +103,8 @@ class RulePlanner:
         loose = {h.payload for h in self.voc.loose_trigger_hits(text)} - triggered
         rank = {candidate_key(h.kind, h.name): 1 / (1 + h.rank) for h in hits or []}
         keys = [only] if only else self._keys(hits, triggered | loose, text)
-        units = self._value_units(text, spans)
+        enum_units, names = self._value_units(text, spans)
+        units = [(s.start, s.end) for s in spans] + enum_units + names
         masked = self._without_remarks(_mask(text, [(s.start, s.end) for s in spans]), units)
         alien = self.voc.lexicon.alien(self.voc.lexicon.request_tokens(_mask(masked, units)))
         destroys = destructive(text)
@@ -128,12 +132,16 @@ class RulePlanner:
             used = [(f.start, f.end) for f in assignment.values.values()]
             explained = sum(any(s < e2 and s2 < e for s2, e2 in used) for s, e in units)
             c.fit = (explained + 0.5) / (len(units) + 0.5)
-            # Coverage: the words (enum words are the candidate's own words) and the typed values.
+            # Coverage: the words (enum words are the candidate's own words), the typed values and names.
             spoken = [(f.start, f.end) for f in assignment.values.values() if f.how != "enum"]
-            content = self.voc.lexicon.request_tokens(_mask(masked, spoken))
-            typed = sum(any(s.start < e2 and s2 < s.end for s2, e2 in used) for s in spans)
-            c.cov = self.voc.lexicon.coverage(content, key, len(spans), typed, writes=c.writes)
+            content = self.voc.lexicon.request_tokens(_mask(masked, spoken + names))
+            valued = [(s.start, s.end) for s in spans] + names
+            taken = sum(any(s < e2 and s2 < e for s2, e2 in used) for s, e in valued)
+            c.cov = self.voc.lexicon.coverage(content, key, len(valued), taken, writes=c.writes)
             c.core = self.voc.core.coverage(content, key)
+            heard = used + assignment.refused_at  # a value refused is asked about, not ignored
+            c.ignores = [s.text for s in spans if s.kind != "number" or s.unit
+                         if not any(s.start < e2 and s2 < s.end for s2, e2 in heard)]
             c.plan = self._plan_candidate(c, text, request, assignment, {}, None, lang)
             c.fill = 1 / (1 + len(c.plan.missing))
             out.append(c)
@@ -176,13 +184,21 @@ class RulePlanner:
                    and not any(t in known for t in self.voc.lexicon.request_tokens(text[s:e]))]
         return _mask(text, remarks) if len(remarks) < len(clauses) else text
 
-    def _value_units(self, text: str, spans: list[Span]) -> list[tuple[int, int]]:
-        """The values a request states: typed spans and enum words of any parameter."""
-        units = [(s.start, s.end) for s in spans]
+    def _value_units(self, text: str, spans: list[Span]) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+        """The values a request states beside its typed spans: enum words of any parameter, and
+        people's names (in Chinese) where some parameter takes a person."""
+        taken = [(s.start, s.end) for s in spans]
+        enums: list[tuple[int, int]] = []
         for hit in find_phrases(text, self.enum_words):
-            if not any(s < hit.end and hit.start < e for s, e in units):
-                units.append((hit.start, hit.end))
-        return units
+            if not any(s < hit.end and hit.start < e for s, e in taken + enums):
+                enums.append((hit.start, hit.end))
+        names: list[tuple[int, int]] = []
+        if self.takes_person:
+            starts = frozenset(s.start for s in spans)
+            names = [(a, b) for name, a, b in person_names(text, self.voc.is_own_word, starts)
+                     if not name.isascii()  # capitalised English words are as often products as people
+                     and not any(s < b and a < e for s, e in taken + enums)]
+        return enums, names
 
     # ------------------------------------------------------------------ questions and follow-ups
 

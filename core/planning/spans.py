@@ -59,13 +59,17 @@ WEEKDAYS_CN = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日"
 CN_RELATIVE = re.compile(r"(大后天|后天|明天|明日|今天|今日|昨天|昨日)|(下下|下|这|本|上)?(?:个)?(?:周|星期|礼拜)([一二三四五六日天])|"
                          r"(下个?月)(\d{1,2}|[一二三四五六七八九十]+)[号日]|(\d+|[一二两三四五六七八九十]+)天(?:后|之后|以后)")
 CURRENCY_SYMBOL = {"€": "EUR", "$": "USD", "£": "GBP", "¥": "CNY", "￥": "CNY"}
-CURRENCY_WORD = {"eur": "EUR", "euro": "EUR", "euros": "EUR", "usd": "USD", "dollar": "USD", "dollars": "USD",
-                 "bucks": "USD", "gbp": "GBP", "pound": "GBP", "pounds": "GBP", "cny": "CNY", "rmb": "CNY",
-                 "jpy": "JPY", "yen": "JPY", "元": "CNY", "块": "CNY", "块钱": "CNY", "人民币": "CNY", "美元": "USD",
-                 "欧元": "EUR", "英镑": "GBP"}
+ISO_CURRENCIES = ("USD EUR GBP CNY RMB JPY HKD TWD KRW SGD AUD CAD CHF SEK NOK DKK INR BRL MXN RUB ZAR NZD THB MYR "
+                  "IDR PHP VND AED SAR TRY PLN CZK HUF ILS").split()
+CURRENCY_WORD = {c.lower(): ("CNY" if c == "RMB" else c) for c in ISO_CURRENCIES} | {
+    "euro": "EUR", "euros": "EUR", "dollar": "USD", "dollars": "USD", "bucks": "USD", "pound": "GBP",
+    "pounds": "GBP", "quid": "GBP", "yen": "JPY", "元": "CNY", "块": "CNY", "块钱": "CNY", "人民币": "CNY",
+    "美元": "USD", "美金": "USD", "欧元": "EUR", "英镑": "GBP", "港币": "HKD", "港元": "HKD", "日元": "JPY",
+    "韩元": "KRW", "新台币": "TWD", "台币": "TWD", "澳元": "AUD", "加元": "CAD", "新加坡元": "SGD", "卢布": "RUB",
+    "雷亚尔": "BRL", "卢比": "INR", "瑞郎": "CHF"}
 _NUM = r"[-+]?\d+(?:,\d{3})*(?:\.\d+)?"
-_CUR_EN = r"euros?|eur|usd|dollars?|bucks|gbp|pounds?|cny|rmb|jpy|yen"
-_CUR_CN = r"块钱|元|块|人民币|美元|欧元|英镑"
+_CUR_EN = "|".join(sorted((w for w in CURRENCY_WORD if w.isascii()), key=len, reverse=True))
+_CUR_CN = "|".join(sorted((w for w in CURRENCY_WORD if not w.isascii()), key=len, reverse=True))
 AMOUNT = re.compile(
     rf"([€$£¥￥])\s*({_NUM})(万|k|K)?"                                      # €75, $640.50, ¥2000
     rf"|{_B}({_CUR_EN})\s*({_NUM})(万|k|K)?{_E}"                             # USD 310
@@ -77,9 +81,10 @@ UNITS = ("kg", "kgs", "kilos", "kilograms", "g", "grams", "lb", "lbs", "km", "m"
          "units", "unit", "pcs", "pieces", "items", "boxes", "box", "x", "seats", "licenses", "people", "nights",
          "%", "gb", "mb", "tb")
 CN_UNITS = "件个份盒瓶支片粒袋箱台天日周月年次人位张单笔块元克斤公斤米号楼层床晚小时分钟岁"
+HALF = re.compile(r"(?:([一二两三四五六七八九十\d]+)\s*(天|个?小时|周|个?月|年)\s*半|半\s*(天|个?小时))")
 NUMBER = re.compile(  # not inside an id: SKU-88121 and 1Z4F8 are ids, 12kg and 5天 are numbers with units
     rf"(?<![A-Za-z0-9_.-])({_NUM})(?:\s*({'|'.join(sorted(UNITS, key=len, reverse=True))}){_E}|\s*([{CN_UNITS}])"
-    rf"|(?![A-Za-z0-9_]|\.\d))|([一二两三四五六七八九十百]+)\s*([{CN_UNITS}])", re.IGNORECASE)
+    rf"|(?![A-Za-z0-9_]|\.\d))|([一二两三四五六七八九十百千万零]+)\s*([{CN_UNITS}])?", re.IGNORECASE)
 ID = re.compile(_B + r"[A-Za-z0-9]+(?:[-_./#][A-Za-z0-9]+)*" + _E)  # kept only when it holds a digit
 _EN_NUMBER_WORDS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
 
@@ -226,8 +231,13 @@ def _numbers(text: str) -> list[Span]:
         if digits is not None:
             out.append(Span(m.start(), m.end(), m[0], "number", _number(digits),
                             (unit_en or unit_cn or "").lower() or None))
-        elif cn != "一" and (n := cn_number(cn)) is not None:  # 一单 / 一笔 is how Chinese says "an order"
+        elif (cn_unit or any(c in cn for c in "十百千万")) and cn != "一" and (n := cn_number(cn)) is not None:
+            # 三天, 两万 ("一单" is how Chinese says "an order"; a lone 一 or 万一 is no number)
             out.append(Span(m.start(), m.end(), m[0], "number", n, cn_unit))
+    for m in HALF.finditer(text):  # 半天 = 0.5 days, 一天半 = 1.5
+        whole = 0 if m[3] else (int(m[1]) if m[1].isdigit() else cn_number(m[1]) or 0)
+        unit = m[2] or m[3]
+        out.append(Span(m.start(), m.end(), m[0], "number", whole + 0.5, unit[-1] if unit != "天" else "天"))
     return out
 
 

@@ -85,17 +85,49 @@ def similarity(a: frozenset[str], b: frozenset[str]) -> float:
     return 2 * len(a & b) / (len(a) + len(b))
 
 
+_CN_UNITS = {"十": 10, "百": 100, "千": 1000}
+
+
 def cn_number(text: str) -> int | None:
-    """Small Chinese numerals: 三 -> 3, 十二 -> 12, 二十 -> 20, 两 -> 2."""
-    if not text or any(ch not in CN_DIGITS and ch != "十" for ch in text):
+    """Chinese numerals: 三 -> 3, 十二 -> 12, 二十 -> 20, 两 -> 2, 三百五十 -> 350, 两万 -> 20000,
+    一万五千 -> 15000; digit strings like 二零二四 -> 2024. None when it is not a numeral."""
+    if not text or any(ch not in CN_DIGITS and ch not in _CN_UNITS and ch != "万" for ch in text):
         return None
-    if "十" not in text:
+    if not any(ch in _CN_UNITS or ch == "万" for ch in text):
         value = 0
         for ch in text:
             value = value * 10 + CN_DIGITS[ch]
         return value
-    tens, _, ones = text.partition("十")
-    return (CN_DIGITS.get(tens, 1) if tens else 1) * 10 + (CN_DIGITS[ones] if ones else 0)
+    high, wan, low = text.partition("万")
+    if wan:
+        if not high:
+            return None  # 万一 ("in case") is not a number
+        head = _below_wan(high)
+        tail = _below_wan(low) if low else 0
+        if head is None or tail is None:
+            return None
+        if low and len(low) == 1 and low in CN_DIGITS:  # 一万五 = 15000
+            tail = CN_DIGITS[low] * 1000
+        return head * 10_000 + tail
+    return _below_wan(text)
+
+
+def _below_wan(text: str) -> int | None:
+    total, digit, last_unit, zero = 0, None, 0, False
+    for ch in text:
+        if ch in CN_DIGITS:
+            if digit is not None and ch != "零":
+                return None  # two digits in a row inside a unit numeral: not a numeral
+            zero = zero or ch == "零"
+            digit = CN_DIGITS[ch] if ch != "零" else None
+        elif ch in _CN_UNITS:
+            total += (digit if digit is not None else 1) * _CN_UNITS[ch]
+            digit, last_unit = None, _CN_UNITS[ch]
+        else:
+            return None
+    if digit is not None and last_unit > 10 and not zero:
+        return total + digit * last_unit // 10  # 三千五 = 3500, 两百五 = 250
+    return total + (digit or 0)
 
 
 def cast(value: Any, json_type: str) -> Any:
