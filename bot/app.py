@@ -25,6 +25,7 @@ log = logging.getLogger("datasmith.bot")
 
 CONFIRM = re.compile(r"^ds_confirm_(run|cancel)$")
 RESUME = re.compile(r"^ds_resume_(retry|skip|abort)$")
+CHOOSE = re.compile(r"^ds_choose_\d+$")
 
 
 class Bot:
@@ -128,6 +129,15 @@ class Bot:
             channel, thread = body["channel"]["id"], body.get("message", {}).get("thread_ts")
             self.worker.submit(conv.guarded(conv.on_resume(action["value"], what, body["user"]["id"], channel,  # type: ignore[arg-type]
                                                            body["container"]["message_ts"], thread), channel, thread))
+
+        @app.action(CHOOSE)
+        def on_choose(ack: Any, body: dict[str, Any], action: dict[str, Any]) -> None:
+            ack()
+            channel, thread = body["channel"]["id"], body.get("message", {}).get("thread_ts")
+            is_dm = str(channel).startswith("D")
+            self.worker.submit(conv.guarded(conv.on_choice(action["value"], body["user"]["id"], channel,
+                                                           body["container"]["message_ts"], thread, is_dm),
+                                            channel, thread))
 
         @app.command("/datasmith")
         def on_command(ack: Any, command: dict[str, Any]) -> None:

@@ -40,6 +40,9 @@ TEXT: dict[str, dict[str, str]] = {
     "confirm": {"zh": "⚠️ 该环境的写操作需要确认", "en": "⚠️ Writes in this environment need a confirmation"},
     "error": {"zh": "❌ 出错了", "en": "❌ Something went wrong"},
     "reply_hint": {"zh": "直接在这个线程里回复即可,不用再 @ 我。", "en": "Just reply in this thread, no need to mention me."},
+    "choose_hint": {"zh": "点一个按钮,或在这个线程里回复编号、名称或换个说法。",
+                    "en": "Press a button, or reply in this thread with its number, its name or other words."},
+    "chosen": {"zh": "👉 已选择", "en": "👉 Chosen"},
     "breakpoint_hint": {"zh": "选择:重试这一步 / 跳过这一步 / 中止运行。",
                         "en": "Choose: retry the step, skip it, or abort the run."},
     "file_note": {"zh": "完整输出见附件。", "en": "Full output in the attached file."},
@@ -207,13 +210,28 @@ def progress_status(run: RunRecord, lang: str) -> str:
     return f"{t('status', lang)} {k_of_n}" + (f" · {tool}" if tool else "")
 
 
-def question(plan: Plan, lang: str) -> Message:
+def question(plan: Plan, lang: str, conversation: str | None = None) -> Message:
     head = t("needs_input", lang) if plan.status == "needs_input" else t("no_match", lang)
     body = esc(plan.question or "")
     blocks = [section(f"*{head}*" + (f" · {what(plan)}" if plan.rule or plan.tool else "")), section(body)]
+    if plan.status == "needs_input" and plan.choices and conversation is not None:
+        blocks.append(choice_actions(plan, conversation))
     if plan.status == "needs_input":
-        blocks.append(context(t("reply_hint", lang)))
+        blocks.append(context(t("choose_hint" if plan.choices else "reply_hint", lang)))
     return Message(f"{head}: {plan.question or ''}"[:3000], blocks)
+
+
+def choice_actions(plan: Plan, conversation: str) -> dict[str, Any]:
+    """One button per offered candidate; the value says which conversation and which choice."""
+    return {"type": "actions", "block_id": "ds_choices", "elements": [
+        button(f"{i}. {c.rule or c.tool}", f"ds_choose_{i}", json.dumps({"c": conversation, "i": i}))
+        for i, c in enumerate(plan.choices[:5], 1)]}
+
+
+def chosen(plan: Plan, index: int, user: str, lang: str) -> Message:
+    choice = plan.choices[index - 1]
+    text = f"{t('chosen', lang)} `{choice.rule or choice.tool}` · {t('by', lang)} <@{user}>"
+    return Message(text, [section(text)])
 
 
 def confirm(plan: Plan, cid: str, lang: str) -> Message:
@@ -279,15 +297,16 @@ def result(run: RunRecord, lang: str, *, latency_ms: float | None = None, by: st
     return Message(text, blocks[:MAX_BLOCKS], attachment)
 
 
-def report(rep: RunReport, lang: str) -> Message:
-    """Any report that ends a request: an error, a question, or a run."""
+def report(rep: RunReport, lang: str, conversation: str | None = None) -> Message:
+    """Any report that ends a request: an error, a question (with choice buttons when it offers
+    choices in a `conversation`), or a run."""
     if rep.run is not None:
         return result(rep.run, lang, latency_ms=rep.latency_ms)
     if rep.error is not None:
         return failure(rep.error, lang, rep.trace_id, rep.plan)
     assert rep.plan is not None, "a report has a run, an error or a plan"
     if rep.plan.status in ("needs_input", "no_match"):
-        return question(rep.plan, lang)
+        return question(rep.plan, lang, conversation)
     # planned, not run (plan only): show the plan
     head = f"*{t('planned', lang)}* · {what(rep.plan)}"
     return Message(head, [section(head), context(plan_summary(rep.plan, lang))])

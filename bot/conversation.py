@@ -8,6 +8,7 @@ the thread must remember (an open question, a plan awaiting Run / Cancel).
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import re
 import uuid
@@ -189,7 +190,7 @@ class Conversation:
             cid = self.memory.add_confirmation(msg.channel, msg.reply_thread, request, plan)
             await self._show(msg.channel, ts, msg.reply_thread, blocks.confirm(plan, cid, lang))
             return
-        await self._show(msg.channel, ts, msg.reply_thread, blocks.report(report, lang))
+        await self._show(msg.channel, ts, msg.reply_thread, blocks.report(report, lang, msg.conversation))
 
     def _examples(self, lang: str) -> blocks.Message:
         lines = [f"• {e}" for e in self.examples(6)]
@@ -263,6 +264,31 @@ class Conversation:
         msg = blocks.result(report.run, lang, latency_ms=report.latency_ms, by=user) if report.run else \
             blocks.report(report, lang)
         await self.io.update(channel, message_ts, msg, thread=thread)
+
+    async def on_choice(self, value: str, user: str, channel: str, message_ts: str, thread: str | None,
+                        is_dm: bool) -> None:
+        """A choice button: the requester (or a maintainer) picks one of the offered candidates; it is
+        answered as if they had replied with its number."""
+        try:
+            data = json.loads(value)
+            conversation, index = str(data["c"]), int(data["i"])
+        except (ValueError, KeyError, TypeError):
+            await self.io.ephemeral(channel, user, blocks.t("gone", "en"), thread)
+            return
+        pending = self.memory.pending(channel, conversation)
+        lang = (pending[1].language if pending else None) or "en"
+        if pending is None or not pending[1].choices or not 1 <= index <= len(pending[1].choices):
+            await self.io.ephemeral(channel, user, blocks.t("gone", lang), thread)
+            return
+        if not self.config.may_act_for(user, pending[0]):
+            await self.io.ephemeral(channel, user, blocks.t("not_yours", lang), thread)
+            return
+        if not self.memory.claim(f"choice:{channel}:{conversation}:{message_ts}"):  # a double click
+            await self.io.ephemeral(channel, user, blocks.t("gone", lang), thread)
+            return
+        await self.io.update(channel, message_ts, blocks.chosen(pending[1], index, user, lang))
+        await self.on_message(Incoming(text=str(index), user=pending[0] or user, channel=channel, ts=message_ts,
+                                       thread_ts=conversation or None, is_dm=is_dm))
 
     # ------------------------------------------------------------------ after a restart
 

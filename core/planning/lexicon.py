@@ -191,6 +191,17 @@ class Lexicon:
         known = sum(self.weight(t) for t in request_tokens if t in words) + VALUE_WEIGHT * explained
         return known / total
 
+    def mass(self, request_tokens: list[str], name: str) -> float:
+        """How much telling evidence the candidate's own words find in the request: the idf of the
+        words it knows, summed, where one word no other candidate has is 1.0 (a Chinese character
+        counts only outside a bigram it knows). "订单O100000001" says "order" — a word nearly every
+        candidate has — and so almost nothing about what to do."""
+        words = self.words.get(name, frozenset())
+        found = {t for t in request_tokens if t in words}
+        pairs = {t for t in found if len(t) == 2 and _CJK.match(t)}
+        singles = {t for t in found if len(t) == 1 and any(t in p for p in pairs)}
+        return min(1.0, sum(self.idf.get(t, 0.0) for t in found - singles) / self.unknown_weight)
+
     def alien(self, request_tokens: list[str]) -> float:
         """Share of the request's content words that no candidate of the knowledge knows (off-domain)."""
         if not request_tokens:

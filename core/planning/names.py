@@ -27,6 +27,7 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 # Characters that end a name when they follow it (function words, verbs of asking).
 _AFTER = frozenset("的还在是要想有和跟与给帮请把被让先再也都就已又着了呢吗吧啊，,。"
                    "提办报补申查看做开交转调加涨离入休来去走用说问等")  # and verbs that follow a name
+_WEEKDAY = re.compile(r"^周[一二三四五六日天末]")
 _TIME_WORDS = ("今年", "去年", "明年", "今天", "明天", "昨天", "后天", "本月", "上月", "下月", "这周", "下周", "上周",
                "本周", "这个月", "下个月", "上个月", "最近")
 
@@ -45,8 +46,9 @@ def person_names(text: str, is_own_word: Callable[[str], bool],
                 or at in value_starts or rest.startswith(_TIME_WORDS)
                 or (len(rest) == 2 and bool(_CJK.match(rest[1])) and is_own_word(rest)))
 
+    taken_until = 0
     for i, ch in enumerate(text):
-        if i > 0 and _CJK.match(text[i - 1]) and text[i - 1] in SURNAMES and ch not in SURNAMES:
+        if i < taken_until or (i > 0 and _CJK.match(text[i - 1]) and text[i - 1] in SURNAMES and ch not in SURNAMES):
             continue  # inside another name
         surname_len = 2 if text[i:i + 2] in COMPOUND_SURNAMES else 1 if ch in SURNAMES else 0
         if not surname_len or (i > 0 and _CJK.match(text[i - 1]) and is_own_word(text[i - 1:i + 1])):
@@ -56,8 +58,11 @@ def person_names(text: str, is_own_word: Callable[[str], bool],
             name = text[i:end]
             if len(name) < surname_len + given or not all(_CJK.match(c) for c in name) or is_own_word(name):
                 break
+            if _WEEKDAY.match(name):
+                break  # 周一 is Monday, not Mr Zhou
             if breaks(end):
                 yield name, i, end
+                taken_until = end
                 break
     for m in _EN_NAME.finditer(text):
         if not is_own_word(m.group(1)) and m.start() > 0:  # the sentence's first word is not a name

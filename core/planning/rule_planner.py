@@ -105,7 +105,7 @@ class RulePlanner:
         keys = [only] if only else self._keys(hits, triggered | loose, text)
         enum_units, names = self._value_units(text, spans)
         units = [(s.start, s.end) for s in spans] + enum_units + names
-        masked = self._without_remarks(_mask(text, [(s.start, s.end) for s in spans]), units)
+        masked = self._without_remarks(_mask(text, [_value_part(s) for s in spans]), units)
         alien = self.voc.lexicon.alien(self.voc.lexicon.request_tokens(_mask(masked, units)))
         destroys = destructive(text)
         stated = {r for r in self.kn.rules if self.voc.state_hits(text, r)}  # rules whose state the text names
@@ -139,6 +139,7 @@ class RulePlanner:
             taken = sum(any(s < e2 and s2 < e for s2, e2 in used) for s, e in valued)
             c.cov = self.voc.lexicon.coverage(content, key, len(valued), taken, writes=c.writes)
             c.core = self.voc.core.coverage(content, key)
+            c.mass = self.voc.lexicon.mass(content, key)
             heard = used + assignment.refused_at  # a value refused is asked about, not ignored
             c.ignores = [s.text for s in spans if s.kind != "number" or s.unit
                          if not any(s.start < e2 and s2 < s.end for s2, e2 in heard)]
@@ -515,6 +516,13 @@ class RulePlanner:
             plan.question = missing_question(self.kn, plan, plan.missing, spec.description, example, lang,
                                              {n: r for n, r in refused.items() if n in plan.missing})
         return plan
+
+
+def _value_part(span: Span) -> tuple[int, int]:
+    """Where a span's value is: "5 seats" keeps the word "seats" readable, "3.5 kg" its "kg"."""
+    if span.kind == "number" and span.unit and span.unit.isascii() and span.text.lower().endswith(span.unit):
+        return span.start, span.end - len(span.unit)
+    return span.start, span.end
 
 
 def _mask(text: str, ranges: list[tuple[int, int]]) -> str:

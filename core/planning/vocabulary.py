@@ -117,7 +117,7 @@ def _value_class(value: str) -> tuple[str, bool]:
     return r"[^,，。;；\s]+?", True
 
 
-def _masked(example: Example, words: frozenset[str] = frozenset()) -> str:
+def _masked(example: Example, words: frozenset[str] = frozenset(), base: str = "") -> str:
     """An example's query without its values (ids, names, amounts): what is left is the pack's own
     wording. Enum values (`words`) stay: "open" in "list the open tickets" is the pack's word too."""
     text = example.user_query
@@ -125,9 +125,10 @@ def _masked(example: Example, words: frozenset[str] = frozenset()) -> str:
         if isinstance(value, str | int | float) and not isinstance(value, bool) and str(value) \
                 and str(value).lower() not in words:
             text = text.replace(str(value), " ")
-    # A person an example mentions without extracting (张伟 in "查下张伟(E1003)的年假") is not the pack's word
-    for name, start, end in person_names(text, lambda w: w in words or is_stopword(w)):
-        if _CJK_RUN.fullmatch(name):
+    # A person an example mentions without extracting (张伟 in "查下张伟(E1003)的年假") is not the pack's
+    # word; `base` is the pack's wording outside examples (商品 there is a word, not a Mr 商)
+    for name, start, end in person_names(text, lambda w: w in words or is_stopword(w) or w.lower() in base):
+        if _CJK_RUN.fullmatch(name) and name not in base:
             text = text[:start] + " " * (end - start) + text[end:]
     return text
 
@@ -152,28 +153,43 @@ def _param_words(p: ParamSpec) -> list[str]:
     return words
 
 
-def tool_words(tool: ToolSpec, *, with_examples: bool = True) -> list[str]:
+def tool_words(tool: ToolSpec, *, with_examples: bool = True, base: str = "") -> list[str]:
     words = [name_words(tool.tool_name), tool.description]
     if with_examples:
-        words += [_masked(e) for e in tool.examples]
+        words += [_masked(e, enum_words(tool), base) for e in tool.examples]
     for p in tool.parameters:
         words += _param_words(p)
     return words
 
 
-def tool_core_words(tool: ToolSpec) -> list[str]:
+def tool_core_words(tool: ToolSpec, base: str = "") -> list[str]:
     """The words that say what a tool does: its name and its examples (not every word it mentions)."""
-    words = enum_words(tool)
-    return [name_words(tool.tool_name), *(_masked(e, words) for e in tool.examples)]
+    return [name_words(tool.tool_name), *(_masked(e, enum_words(tool), base) for e in tool.examples)]
 
 
-def rule_core_words(rule: RuleSpec) -> list[str]:
-    return [name_words(rule.rule_name), *rule.trigger_phrases, *(_masked(e) for e in rule.examples)]
+def rule_core_words(rule: RuleSpec, base: str = "") -> list[str]:
+    return [name_words(rule.rule_name), *rule.trigger_phrases, *(_masked(e, base=base) for e in rule.examples)]
 
 
-def rule_words(rule: RuleSpec, kn: Knowledge) -> list[str]:
+def _wording(kn: Knowledge) -> str:
+    """The packs' own wording outside their examples (names, descriptions, triggers, states, enum words)."""
+    words: list[str] = []
+    for rule in kn.rules.values():
+        words += [name_words(rule.rule_name), without_examples(rule.description), *rule.trigger_phrases]
+        for step in rule.dag_definition:
+            words.append(step.description)
+            if step.reaches_state:
+                words += step.reaches_state.words
+    for tool in kn.tools.values():
+        words += [name_words(tool.tool_name), without_examples(tool.description)]
+        for p in tool.parameters:
+            words += _param_words(p)
+    return " ".join(words).lower()
+
+
+def rule_words(rule: RuleSpec, kn: Knowledge, base: str = "") -> list[str]:
     words = [name_words(rule.rule_name), rule.description, *rule.trigger_phrases,
-             *(_masked(e) for e in rule.examples)]
+             *(_masked(e, base=base) for e in rule.examples)]
     for step in rule.dag_definition:
         words.append(step.description)
         if step.reaches_state:
@@ -208,6 +224,7 @@ class Vocabulary:
         voc = cls(kn)
         texts: dict[str, list[str]] = {}
         core: dict[str, list[str]] = {}
+        base = _wording(kn)
         for pack in kn.packs.values():
             voc.environments[pack.name] = [
                 (phrase_pattern(w), w, env) for env, spec in pack.environments.items() for w in [env, *spec.aliases]
@@ -227,8 +244,8 @@ class Vocabulary:
                 shingles(t) for t in rule.trigger_phrases]
             for name in {n for e in rule.examples for n in e.extracted_params}:
                 voc._learn((rule.rule_name, name), rule.examples, name)
-            texts[candidate_key("rule", rule.rule_name)] = rule_words(rule, kn)
-            core[candidate_key("rule", rule.rule_name)] = rule_core_words(rule)
+            texts[candidate_key("rule", rule.rule_name)] = rule_words(rule, kn, base)
+            core[candidate_key("rule", rule.rule_name)] = rule_core_words(rule, base)
         for tool in kn.tools.values():
             voc.tool_shingles[tool.tool_name] = [shingles(e.user_query) for e in tool.examples]
             for p in tool.parameters:
@@ -237,8 +254,8 @@ class Vocabulary:
                 voc.enums[key] = voc._enum_phrases(p)
                 voc.enum_lefts[key] = voc._enum_lefts(tool.examples, p)
                 voc._learn(key, tool.examples, p.name)
-            texts[candidate_key("tool", tool.tool_name)] = tool_words(tool)
-            core[candidate_key("tool", tool.tool_name)] = tool_core_words(tool)
+            texts[candidate_key("tool", tool.tool_name)] = tool_words(tool, base=base)
+            core[candidate_key("tool", tool.tool_name)] = tool_core_words(tool, base)
         voc.lexicon = Lexicon(texts)
         voc.core = Lexicon(core)
         voc.own_text = " ".join(t for parts in texts.values() for t in parts).lower()

@@ -115,3 +115,31 @@ def test_a_run_cut_off_by_a_restart_is_announced_in_its_thread_and_can_be_retrie
     second.send.press("ds_resume_retry", run_id, user="U1", channel="C9", message_ts=msg_ts, thread_ts=ts)
     final_update(second.slack, "C9", "✅")
     assert second.bot.core.store.get(run_id).status == "succeeded"
+
+
+def test_close_candidates_are_offered_as_buttons_only_the_requester_may_press(harness: Harness) -> None:
+    _, ts = harness.send.mention("订单O100000001", channel="C1", user="U1")  # which change? not said
+    asked = final_update(harness.slack, "C1", "❓")
+    offered = buttons(asked)
+    assert {"ds_choose_1", "ds_choose_2"} <= set(offered) and harness.bot.core.store.list() == []
+    labels = [e["text"]["text"] for b in asked["blocks"] if b["type"] == "actions" for e in b["elements"]]
+    pick = next(i for i, label in enumerate(labels, 1) if label.endswith("ship_order"))
+
+    harness.send.press(f"ds_choose_{pick}", offered[f"ds_choose_{pick}"], user="U9", message_ts=asked["ts"],
+                       thread_ts=ts)
+    refused = harness.slack.wait_call("chat.postEphemeral", lambda a: a["user"] == "U9")
+    assert refused["thread_ts"] == ts and harness.bot.core.store.list() == []
+
+    harness.send.press(f"ds_choose_{pick}", offered[f"ds_choose_{pick}"], user="U1", message_ts=asked["ts"],
+                       thread_ts=ts)
+    chosen = final_update(harness.slack, "C1", "👉")
+    assert chosen["ts"] == asked["ts"] and "ship_order" in chosen["text"] and not buttons(chosen)
+    run = harness.slack.wait_call("chat.update", lambda a: a["channel"] == "C1" and "run `" in json.dumps(a["blocks"]))
+    record = harness.bot.core.store.get(harness.bot.core.store.list()[0].run_id)
+    assert record.plan.tool == "ship_order" and record.steps[0].arguments == {"order_id": "O100000001"}
+    assert record.request.user == "U1" and record.request.thread == ts and run["ts"] != asked["ts"]
+
+    harness.send.press(f"ds_choose_{pick}", offered[f"ds_choose_{pick}"], user="U1", message_ts=asked["ts"],
+                       thread_ts=ts)  # a second press: already handled, nothing runs twice
+    harness.slack.wait_call("chat.postEphemeral", lambda a: a["user"] == "U1")
+    assert len(harness.bot.core.store.list()) == 1
