@@ -194,7 +194,7 @@ def rule_words(rule: RuleSpec, kn: Knowledge, base: str = "") -> list[str]:
         words.append(step.description)
         if step.reaches_state:
             words += step.reaches_state.words
-        words += tool_words(kn.tools[step.tool_name], with_examples=False)
+        words += tool_words(kn.tools[step.tool_name], base=base)  # a rule says all its tools say
     return words
 
 
