@@ -24,7 +24,7 @@ from core.assistant import Assistant as Core
 log = logging.getLogger("datasmith.bot")
 
 CONFIRM = re.compile(r"^ds_confirm_(run|cancel)$")
-RESUME = re.compile(r"^ds_resume_(retry|skip|abort)$")
+RESUME = re.compile(r"^ds_resume_(retry|skip|abort|force)$")
 CHOOSE = re.compile(r"^ds_choose_\d+$")
 
 

@@ -56,6 +56,8 @@ TEXT: dict[str, dict[str, str]] = {
     "skip": {"zh": "跳过此步", "en": "Skip step"},
     "abort": {"zh": "中止", "en": "Abort"},
     "resuming": {"zh": "⏳ 正在恢复", "en": "⏳ Resuming"},
+    "unsure": {"zh": "⚠️ 这一步可能已经执行过", "en": "⚠️ This step may already have happened"},
+    "force": {"zh": "已核实,仍然重试", "en": "Checked: retry anyway"},
     "not_yours": {"zh": "这不是你的请求:只有发起人或维护者可以操作。",
                   "en": "Not yours: only the requester or a maintainer can press this."},
     "gone": {"zh": "这个确认已经处理过或已过期。", "en": "This was already handled or has expired."},
@@ -271,6 +273,17 @@ def breakpoint_actions(run_id: str, lang: str) -> dict[str, Any]:
         button(t("retry", lang), "ds_resume_retry", run_id, "primary"),
         button(t("skip", lang), "ds_resume_skip", run_id),
         button(t("abort", lang), "ds_resume_abort", run_id, "danger")]}
+
+
+def unsure(run: RunRecord, error: ErrorInfo, lang: str) -> Message:
+    """A retry refused because a cut-off write may already have happened: say so, offer the choices."""
+    text = f"*{t('unsure', lang)}* · {what(run.plan)}\n{esc(error.message_zh if lang == 'zh' and error.message_zh else error.message)}"
+    return Message(f"{t('unsure', lang)}: run {run.run_id}", [
+        section(text), context(f"run `{run.run_id}` · trace `{run.trace_id}` · {error.code}"),
+        {"type": "actions", "block_id": "ds_unsure", "elements": [
+            button(t("force", lang), "ds_resume_force", run.run_id, "danger"),
+            button(t("skip", lang), "ds_resume_skip", run.run_id),
+            button(t("abort", lang), "ds_resume_abort", run.run_id)]}])
 
 
 def result(run: RunRecord, lang: str, *, latency_ms: float | None = None, by: str | None = None) -> Message:

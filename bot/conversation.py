@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from html import unescape
-from typing import Any
+from typing import Any, Literal
 
 from slack_sdk.errors import SlackApiError
 
@@ -24,7 +24,7 @@ from bot.config import BotConfig
 from bot.memory import BotMemory
 from bot.slack_io import SlackIO
 from core.assistant import Assistant
-from core.errors import RUN_NOT_FOUND, DatasmithError
+from core.errors import OUTCOME_UNKNOWN, RUN_NOT_FOUND, DatasmithError
 from core.execution import ResumeAction
 from core.models import ErrorInfo, Request, RunRecord, RunReport, StepRun
 
@@ -239,8 +239,8 @@ class Conversation:
         finally:
             self.memory.forget_confirmation(cid)
 
-    async def on_resume(self, run_id: str, action: ResumeAction, user: str, channel: str, message_ts: str,
-                        thread: str | None) -> None:
+    async def on_resume(self, run_id: str, action: ResumeAction | Literal["force"], user: str, channel: str,
+                        message_ts: str, thread: str | None) -> None:
         try:
             run = self.assistant.store.get(run_id)
         except DatasmithError:
@@ -250,17 +250,21 @@ class Conversation:
         if not self.config.may_act_for(user, run.request.user):
             await self.io.ephemeral(channel, user, blocks.t("not_yours", lang), thread)
             return
-        # One press per paused state: a double click (or two people at once) resumes once.
+        # One press per paused state and action: a double click (or two people at once) resumes once.
         if run.status not in ("paused", "interrupted") or not self.memory.claim(
-                f"resume:{run_id}:{run.updated_at.isoformat()}"):
+                f"resume:{run_id}:{run.updated_at.isoformat()}:{action}"):
             await self.io.ephemeral(channel, user, blocks.t("gone", lang), thread)
             return
         await self.io.update(channel, message_ts, blocks.resuming(run_id, action, user, lang))
         progress = Progress.in_message(self.io, channel, message_ts, lang, self.config.progress_interval_s)
         try:
-            report = await self.assistant.resume(run_id, action, by=user, progress=progress)
+            report = await self.assistant.resume(run_id, "retry" if action == "force" else action, by=user,
+                                                 progress=progress, force=action == "force")
         finally:
             await progress.close()
+        if report.error is not None and report.error.code == OUTCOME_UNKNOWN:  # may already have happened
+            await self.io.update(channel, message_ts, blocks.unsure(run, report.error, lang), thread=thread)
+            return
         msg = blocks.result(report.run, lang, latency_ms=report.latency_ms, by=user) if report.run else \
             blocks.report(report, lang)
         await self.io.update(channel, message_ts, msg, thread=thread)

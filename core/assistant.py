@@ -223,7 +223,7 @@ class Assistant:
             return self._report(request, trace_id, start, plan=plan, error=exc)
 
     async def resume(self, run_id: str, action: ResumeAction, *, by: str | None = None,
-                     progress: Progress | None = None) -> RunReport:
+                     progress: Progress | None = None, force: bool = False) -> RunReport:
         trace_id = uuid.uuid4().hex
         start = time.perf_counter()
         try:
@@ -231,7 +231,7 @@ class Assistant:
             self.services.ensure(previous.plan.pack)
             async with ToolRegistry(self.knowledge, self.settings.environ) as tools:
                 executor = Executor(self.knowledge, tools, self.store, self.policy, progress)
-                run = await executor.resume(run_id, action, by=by)
+                run = await executor.resume(run_id, action, by=by, force=force)
             return self._report(run.request, run.trace_id, start, plan=run.plan, run=run)
         except DatasmithError as exc:
             return self._report(Request(text=""), trace_id, start, error=exc)

@@ -78,6 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
     resume = runs.add_parser("resume")
     resume.add_argument("run_id")
     resume.add_argument("--action", choices=["retry", "skip", "abort"], required=True)
+    resume.add_argument("--force", action="store_true",
+                        help="retry a write that may already have happened (DS-307), after checking the system")
     resume.add_argument("--user")
     resume.add_argument("--json", action="store_true")
     _nested(runs)
@@ -194,7 +196,7 @@ def cmd_runs(args: argparse.Namespace, assistant: Assistant) -> None:
         else:
             print(render.run_text(run))
     else:
-        report = asyncio.run(assistant.resume(args.run_id, args.action, by=args.user,
+        report = asyncio.run(assistant.resume(args.run_id, args.action, by=args.user, force=args.force,
                                               progress=None if args.json else _stderr_progress))
         if report.error and report.run is None:
             raise InputError(report.error.message, code=report.error.code)

@@ -103,10 +103,16 @@ class ToolError(DatasmithError):
 
 
 class TransientToolError(ToolError):
-    """A failure worth retrying: network error, timeout, 5xx, 429."""
+    """A failure worth retrying: network error, timeout, 5xx, 429. `unknown_outcome`: the call may
+    have reached the system and taken effect (a timeout after sending): a write that is not
+    idempotent is then not retried blindly."""
 
     code = "DS-301"
     retryable = True
+
+    def __init__(self, message: str, *, unknown_outcome: bool = False, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.unknown_outcome = unknown_outcome
 
 
 class ToolRejected(ToolError):
@@ -163,6 +169,7 @@ LLM_RATE_LIMITED = "DS-402"  # the provider said 429 after our retries
 LLM_UNAVAILABLE = "DS-503"  # the provider failed (5xx, timeout, connection): rule planner answered
 STEP_LEFT_UNRUN = "DS-305"
 ABORTED = "DS-306"
+OUTCOME_UNKNOWN = "DS-307"  # a write may or may not have happened: a human checks before it is repeated
 
 
 class Entry:
@@ -220,6 +227,9 @@ CATALOGUE: dict[str, Entry] = {e.code: e for e in [
           "前面的步骤失败了,修正后重试"),
     Entry("DS-306", "aborted at a breakpoint", "在断点处被中止", "ask again when the system is back",
           "系统恢复后重新发起"),
+    Entry("DS-307", "a write may already have happened", "写操作可能已经执行",
+          "check the system; then retry anyway (--force / Retry anyway), skip the step if it happened, or abort",
+          "先到系统里核实;确认没执行再强制重试(--force / 仍然重试),已执行则跳过该步,或中止"),
     Entry("DS-400", "a limit was hit", "触达限制", "try again later", "稍后再试"),
     Entry("DS-401", "rate limited (LLM queue)", "LLM 调用限流", "try again in a few seconds", "几秒后再试"),
     Entry("DS-402", "the LLM provider is rate limiting", "LLM 服务限流",

@@ -20,6 +20,7 @@ from core.contracts import check_arguments, check_output, redact, restore_secret
 from core.dag import Countdown
 from core.errors import (
     ABORTED,
+    OUTCOME_UNKNOWN,
     STEP_LEFT_UNRUN,
     DatasmithError,
     InternalError,
@@ -41,7 +42,8 @@ ResumeAction = Literal["retry", "skip", "abort"]
 class Invoker:
     """What the executor needs from the tool registry (a seam for tests)."""
 
-    async def invoke(self, tool: Any, arguments: dict[str, Any], target: Target) -> Any: ...  # pragma: no cover
+    async def invoke(self, tool: Any, arguments: dict[str, Any], target: Target,
+                     idempotency_key: str | None = None) -> Any: ...  # pragma: no cover
 
     def target(self, pack: str, environment: str | None) -> Target: ...  # pragma: no cover
 
@@ -91,13 +93,23 @@ class Executor:
                               created={"rule": plan.rule, "tool": plan.tool}, keep={SECRETS: secrets} if secrets else None)
         return await self._execute(run, {}, fresh=True)
 
-    async def resume(self, run_id: str, action: ResumeAction, *, by: str | None = None) -> RunRecord:
-        """Continue a paused or interrupted run: retry the stopped steps, skip them, or abort."""
+    async def resume(self, run_id: str, action: ResumeAction, *, by: str | None = None,
+                     force: bool = False) -> RunRecord:
+        """Continue a paused or interrupted run: retry the stopped steps, skip them, or abort.
+        A write whose outcome is unknown (the process stopped during its call, or it timed out)
+        and whose tool is not idempotent is retried only with `force`: it may have happened."""
         run = self.store.get(run_id)
         if run.status not in ("paused", "interrupted"):
             raise RunStateError(f"run {run_id} is {run.status}; only paused or interrupted runs can be resumed",
                                 message_zh=f"运行 {run_id} 状态为 {run.status},只有暂停或中断的运行可以继续")
         stopped = [s for s in run.steps if s.status in ("paused", "interrupted", "running")]
+        if action == "retry" and not force and (unsure := self.unsure(run)):
+            names = ", ".join(f"step {s.step_id} ({s.tool_name})" for s in unsure)
+            raise RunStateError(
+                f"{names} may already have happened (its call was cut off) and repeating it is not known to be "
+                f"safe; check the system, then retry with force, skip it if it happened, or abort",
+                message_zh=f"{names} 可能已经执行(调用被中断),重复执行不确定是否安全;请先核实,再强制重试、跳过或中止",
+                code=OUTCOME_UNKNOWN)
         self.store.add_event(run_id, f"resume:{action}", data={"by": by, "steps": [s.step_id for s in stopped]})
         if action == "abort":
             for step in stopped:
@@ -118,6 +130,17 @@ class Executor:
         outputs = self.store.load_vars(run_id)
         restore_secrets(run.plan, outputs.pop(SECRETS, []))
         return await self._execute(run, outputs)
+
+    def unsure(self, run: RunRecord) -> list[StepRun]:
+        """Stopped writes that may have happened and that a repeat could duplicate."""
+        out = []
+        for step in run.steps:
+            tool = self.kn.tools.get(step.tool_name)
+            cut_off = step.status in ("interrupted", "running") or (
+                step.status == "paused" and step.error is not None and step.error.code == OUTCOME_UNKNOWN)
+            if cut_off and tool is not None and not self.kn.idempotent(tool):
+                out.append(step)
+        return out
 
     # ------------------------------------------------------------------ the loop
 
@@ -273,10 +296,11 @@ class Executor:
             try:
                 try:
                     async with asyncio.timeout(timeout):  # no extra task per call, unlike wait_for
-                        output = await self.tools.invoke(tool, args, target)
+                        output = await self.tools.invoke(tool, args, target, f"{run.run_id}-{ps.step_id}")
                 except TimeoutError as exc:
                     raise TransientToolError(f"{tool.tool_name}: no answer within {timeout}s",
-                                             message_zh=f"{tool.tool_name} 在 {timeout} 秒内没有响应") from exc
+                                             message_zh=f"{tool.tool_name} 在 {timeout} 秒内没有响应",
+                                             unknown_outcome=True) from exc
                 check_output(tool, output, step_id=ps.step_id)
             except DatasmithError as exc:
                 exc.step_id = ps.step_id
@@ -285,6 +309,12 @@ class Executor:
                                      {"attempt": step.attempts, "code": exc.code, "message": exc.message})
                 if not exc.retryable:
                     return self._ended(step, "failed", error=info)
+                if getattr(exc, "unknown_outcome", False) and not self.kn.idempotent(tool):
+                    # it may have happened and a repeat could do it twice: a human decides
+                    info = info.model_copy(update={"code": OUTCOME_UNKNOWN, "message": (
+                        f"{exc.message} - the call may have gone through, and {tool.tool_name} is not known to be "
+                        "safe to repeat: check before retrying")})
+                    return self._ended(step, "paused", error=info)
                 if attempt == self.policy.max_attempts:
                     return self._ended(step, "paused", error=info)  # the breakpoint
                 step.error = info

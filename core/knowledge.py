@@ -55,6 +55,15 @@ class Knowledge:
         table = self.defaults.get(pack, {})
         return {**table.get("all", {}), **(table.get(env, {}) if env else {})}
 
+    def idempotent(self, tool: ToolSpec) -> bool:
+        """Whether calling the tool again with the same idempotency key is safe (reads always are)."""
+        if not tool.side_effects:
+            return True
+        if tool.idempotent is not None:
+            return tool.idempotent
+        pack = self.packs.get(tool.pack)
+        return bool(pack and pack.idempotent_writes)
+
     def pack_of(self, name: str) -> str:
         item = self.rules.get(name) or self.tools.get(name)
         return item.pack if item else ""

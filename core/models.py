@@ -122,6 +122,9 @@ class ToolSpec(BaseModel):
     pii: list[str] = Field(default_factory=list)
     version: str | None = None
     external: bool = False  # (ext.) calls leave the company: no PII or secret may go in its arguments
+    # (ext.) repeating a call with the same idempotency key is safe (the backend honours the key, or
+    # the call sets a state): None = the pack's `idempotent_writes`
+    idempotent: bool | None = None
     # Set by the loader, never read from YAML.
     pack: str = Field(default="", exclude=True)
     source_file: str = Field(default="", exclude=True)
@@ -261,6 +264,11 @@ class PackSpec(BaseModel):
     mcp_servers: dict[str, McpServerSpec] = Field(default_factory=dict)
     local_service: LocalService | None = None
     test_hooks: TestHooks | None = None
+    # (ext.) every write call carries a key stable per (run, step), in this header (http) or as the
+    # keyword `idempotency_key` (python functions that accept it); `idempotent_writes`: the
+    # backend answers a repeated key with its first answer, so a retry after a crash is safe
+    idempotency_header: str = "Idempotency-Key"
+    idempotent_writes: bool = False
     path: str = Field(default="", exclude=True)
 
     @model_validator(mode="before")

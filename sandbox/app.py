@@ -3,6 +3,7 @@
 Every route lives under /{env} (pre, online, project), each environment with its own database.
 A transition the order's state does not allow answers 409 with a message saying why, so a wrong
 plan fails loudly. /_faults scripts failures (status codes, delays) for fault-injection tests.
+Writes honour an `Idempotency-Key` header (the first answer is replayed for a repeated key).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from sandbox.idempotency import IdempotencyKeys
 from sandbox.lifecycle import LABELS_ZH, TransitionError, next_status
 from sandbox.store import ENVIRONMENTS, ShopStore, next_id, now_iso, row_dict
 
@@ -143,6 +145,7 @@ def create_app(data_dir: Path) -> FastAPI:
     faults: list[dict[str, Any]] = []
     app.state.store = store
 
+    app.add_middleware(IdempotencyKeys, store=store)  # inner: an injected fault never stores a key
     app.add_middleware(FaultInjector, faults=faults)
 
     @app.get("/health")

@@ -41,6 +41,8 @@ CREATE TABLE IF NOT EXISTS orders (
   logistics_no TEXT, return_logistics_no TEXT, address_id TEXT, status TEXT NOT NULL,
   prev_status TEXT, refund_amount REAL, refund_reason TEXT, dispute_reason TEXT, rating INTEGER,
   review TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS idempotency (
+  key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, status INTEGER NOT NULL, body BLOB NOT NULL, at TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS order_events (
   id INTEGER PRIMARY KEY AUTOINCREMENT, order_id TEXT NOT NULL, action TEXT NOT NULL,
   from_status TEXT, to_status TEXT NOT NULL, at TEXT NOT NULL);
@@ -116,8 +118,8 @@ class ShopStore:
 
     def reset(self, env: str) -> None:
         with self.tx(env) as db:
-            for table in ("order_events", "orders", "subsidies", "coupons", "addresses", "buyers", "items",
-                          "sellers", "counters"):
+            for table in ("idempotency", "order_events", "orders", "subsidies", "coupons", "addresses", "buyers",
+                          "items", "sellers", "counters"):
                 db.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names
             _seed(db, env)
 

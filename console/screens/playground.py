@@ -8,7 +8,7 @@ import streamlit as st
 
 from console import access, views
 from console.state import assistant, run
-from core.errors import DatasmithError, describe
+from core.errors import OUTCOME_UNKNOWN, DatasmithError, describe
 from core.models import Plan, Request, RunRecord, StepRun
 
 a = assistant()
@@ -116,11 +116,17 @@ if current is not None:
         st.error(f"{current.error.code}: {current.error.message}")
     if current.status in ("paused", "interrupted") and may_run:
         st.warning("Paused at a breakpoint: retry the step, skip it, or abort the run.")
-        cols = st.columns(3)
-        for col, action in zip(cols, ("retry", "skip", "abort"), strict=True):
-            if col.button(action.capitalize(), key=f"pg_resume_{action}", width="stretch"):
-                resumed = run(a.resume(current.run_id, action, by=access.viewer().actor,  # type: ignore[arg-type]
-                                       progress=show_progress))
+        if ss.get("pg_unsure") == current.run_id:
+            st.error("A write of this run may already have happened (its call was cut off). Check the system: "
+                     "retry anyway only if it did not happen, skip the step if it did.")
+        actions = ("retry", "skip", "abort") + (("force",) if ss.get("pg_unsure") == current.run_id else ())
+        cols = st.columns(len(actions))
+        for col, action in zip(cols, actions, strict=True):
+            label = "Retry anyway" if action == "force" else action.capitalize()
+            if col.button(label, key=f"pg_resume_{action}", width="stretch"):
+                resumed = run(a.resume(current.run_id, "retry" if action == "force" else action,  # type: ignore[arg-type]
+                                       by=access.viewer().actor, progress=show_progress, force=action == "force"))
                 a.store.audit(access.viewer().actor, "console", f"run.{action}", current.run_id)
+                ss.pg_unsure = current.run_id if resumed.error and resumed.error.code == OUTCOME_UNKNOWN else None
                 ss.pg_run = resumed.run or current
                 st.rerun()

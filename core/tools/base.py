@@ -34,7 +34,8 @@ class Target:
 
 
 class ToolInvoker(Protocol):
-    async def invoke(self, tool: ToolSpec, arguments: dict[str, Any], target: Target) -> Any: ...
+    async def invoke(self, tool: ToolSpec, arguments: dict[str, Any], target: Target,
+                     idempotency_key: str | None = None) -> Any: ...
 
 
 @contextmanager
@@ -45,11 +46,19 @@ def mapped_errors(tool: ToolSpec) -> Iterator[None]:
         yield
     except DatasmithError:
         raise
-    except httpx.TimeoutException as exc:
-        raise TransientToolError(f"{name}: timed out ({type(exc).__name__})", message_zh=f"{name} 调用超时") from exc
+    except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout) as exc:  # nothing was sent
+        raise TransientToolError(f"{name}: could not connect: {exc}", message_zh=f"{name} 无法连接: {exc}") from exc
+    except httpx.TimeoutException as exc:  # sent, no answer: it may have happened
+        raise TransientToolError(f"{name}: timed out ({type(exc).__name__})", message_zh=f"{name} 调用超时",
+                                 unknown_outcome=True) from exc
     except httpx.TransportError as exc:
-        raise TransientToolError(f"{name}: network error: {exc}", message_zh=f"{name} 网络错误: {exc}") from exc
+        raise TransientToolError(f"{name}: network error: {exc}", message_zh=f"{name} 网络错误: {exc}",
+                                 unknown_outcome=True) from exc
+    except (ConnectionRefusedError, ConnectionResetError) as exc:
+        raise TransientToolError(f"{name}: {type(exc).__name__}: {exc}", message_zh=f"{name} 连接失败",
+                                 unknown_outcome=isinstance(exc, ConnectionResetError)) from exc
     except (ConnectionError, TimeoutError) as exc:
-        raise TransientToolError(f"{name}: {type(exc).__name__}: {exc}", message_zh=f"{name} 连接失败") from exc
+        raise TransientToolError(f"{name}: {type(exc).__name__}: {exc}", message_zh=f"{name} 连接失败",
+                                 unknown_outcome=isinstance(exc, TimeoutError)) from exc
     except ValueError as exc:  # JSON decoding of an answer, bad arguments a tool refused
         raise ToolRejected(f"{name}: {exc}", message_zh=f"{name} 拒绝了请求: {exc}") from exc

@@ -33,13 +33,16 @@ class HttpInvoker:
     def __init__(self, client: httpx.AsyncClient) -> None:
         self.client = client
 
-    async def invoke(self, tool: ToolSpec, arguments: dict[str, Any], target: Target) -> Any:
+    async def invoke(self, tool: ToolSpec, arguments: dict[str, Any], target: Target,
+                     idempotency_key: str | None = None) -> Any:
         binding = tool.call.http
         assert binding is not None
         args = dict(arguments)
         path = PLACEHOLDER.sub(lambda m: quote(str(args.pop(m.group(1), "")), safe=""), binding.path)
         url = target.base_url + path
         send: dict[str, Any] = {"params": args} if binding.method in ("GET", "DELETE") else {"json": args}
+        if idempotency_key and tool.side_effects:  # the same key on every retry and resume of this step
+            send["headers"] = {target.pack.idempotency_header: idempotency_key}
         with mapped_errors(tool):
             response = await self.client.request(binding.method, url, **send)
             status = response.status_code

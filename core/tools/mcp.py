@@ -98,7 +98,8 @@ class McpInvoker:
             self._sessions[key] = _Session(server)
         return self._sessions[key]
 
-    async def invoke(self, tool: ToolSpec, arguments: dict[str, Any], target: Target) -> Any:
+    async def invoke(self, tool: ToolSpec, arguments: dict[str, Any], target: Target,
+                     idempotency_key: str | None = None) -> Any:  # MCP has no standard place for a key
         binding = tool.call.mcp
         assert binding is not None
         with mapped_errors(tool):

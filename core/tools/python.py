@@ -49,6 +49,14 @@ def _load_pack_module(pack: str, module: str, file: Path, pack_dir: Path) -> Mod
     return loaded
 
 
+def _accepts(func: Any, keyword: str) -> bool:
+    try:
+        params = inspect.signature(func).parameters
+    except (TypeError, ValueError):
+        return False
+    return keyword in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+
+
 def _defined_in(func: Any, pack_dir: Path) -> bool:
     try:
         source = inspect.getsourcefile(inspect.unwrap(func))
@@ -89,8 +97,11 @@ class PythonInvoker:
             self._functions[key] = func
         return self._functions[key]
 
-    async def invoke(self, tool: ToolSpec, arguments: dict[str, Any], target: Target) -> Any:
+    async def invoke(self, tool: ToolSpec, arguments: dict[str, Any], target: Target,
+                     idempotency_key: str | None = None) -> Any:
         func = self._resolve(tool, target)
+        if idempotency_key and tool.side_effects and _accepts(func, "idempotency_key"):
+            arguments = {**arguments, "idempotency_key": idempotency_key}
         try:
             if inspect.iscoroutinefunction(func):
                 return await func(**arguments)
@@ -98,7 +109,9 @@ class PythonInvoker:
         except DatasmithError:
             raise
         except (ConnectionError, TimeoutError) as exc:
-            raise TransientToolError(f"{tool.tool_name}: {type(exc).__name__}: {exc}") from exc
+            # pack code: a timeout or a reset connection may have done its work; a refused one has not
+            unsure = isinstance(exc, TimeoutError | ConnectionResetError)
+            raise TransientToolError(f"{tool.tool_name}: {type(exc).__name__}: {exc}", unknown_outcome=unsure) from exc
         except Exception as exc:  # noqa: BLE001 - pack code is foreign: any failure is that tool's refusal
             if getattr(exc, "retryable", False):
                 raise TransientToolError(f"{tool.tool_name}: {exc}") from exc

@@ -40,8 +40,9 @@ class ToolRegistry:
         return Target(pack=spec, environment=environment,
                       spec=spec.environments.get(environment) if environment else None, environ=self.environ)
 
-    async def invoke(self, tool: ToolSpec, arguments: dict[str, Any], target: Target) -> Any:
-        return await self._invoker(tool.call.kind).invoke(tool, arguments, target)
+    async def invoke(self, tool: ToolSpec, arguments: dict[str, Any], target: Target,
+                     idempotency_key: str | None = None) -> Any:
+        return await self._invoker(tool.call.kind).invoke(tool, arguments, target, idempotency_key)
 
     async def aclose(self) -> None:
         if "mcp" in self._invokers:

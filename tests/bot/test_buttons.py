@@ -143,3 +143,35 @@ def test_close_candidates_are_offered_as_buttons_only_the_requester_may_press(ha
                        thread_ts=ts)  # a second press: already handled, nothing runs twice
     harness.slack.wait_call("chat.postEphemeral", lambda a: a["user"] == "U1")
     assert len(harness.bot.core.store.list()) == 1
+
+
+UNSURE_PACK = {
+    "pack.yaml": "name: lab\nenvironments: {default: dev, dev: {}}\n",
+    "lab_tools.py": "CALLS = []\ndef send_gift(n: int) -> dict:\n    CALLS.append(n)\n"
+                    "    if len(CALLS) == 1:\n        raise TimeoutError('no answer')\n    return {'sent': n}\n",
+    "tools/t.yaml": """
+        tool_name: send_gift
+        description: 给客户寄一份礼物
+        parameters: [{name: n, type: integer, required: true, patterns: ['(\\d+)份']}]
+        examples: [{user_query: 寄3份礼物, extracted_params: {n: 3}}]
+        call: {python: "lab_tools:send_gift"}
+    """,
+}
+
+
+def test_a_write_that_may_have_happened_asks_before_it_is_repeated(start_bot, tmp_path) -> None:  # noqa: ANN001
+    from tests.bot.conftest import knowledge_with
+    from tests.conftest import write_pack
+
+    h = start_bot(knowledge=knowledge_with(write_pack(tmp_path / "lab", UNSURE_PACK)))
+    _, ts = h.send.mention("寄3份礼物", channel="C1", user="U1")
+    paused = final_update(h.slack, "C1", "⏸️")
+    assert "DS-307" in json.dumps(paused["blocks"], ensure_ascii=False)
+    run_id = buttons(paused)["ds_resume_retry"]
+    h.send.press("ds_resume_retry", run_id, user="U1", message_ts=paused["ts"], thread_ts=ts)
+    unsure = final_update(h.slack, "C1", "⚠️")
+    assert set(buttons(unsure)) == {"ds_resume_force", "ds_resume_skip", "ds_resume_abort"}
+    assert h.bot.core.store.get(run_id).status == "paused"  # nothing repeated on a plain retry
+    h.send.press("ds_resume_force", run_id, user="U1", message_ts=unsure["ts"], thread_ts=ts)
+    done = final_update(h.slack, "C1", "✅")
+    assert done["ts"] == paused["ts"] and h.bot.core.store.get(run_id).status == "succeeded"

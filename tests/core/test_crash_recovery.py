@@ -33,6 +33,7 @@ def step(n: int) -> dict:
         examples: [{user_query: 做第1步, extracted_params: {n: 1}}]
         returns: {type: object, required: [n]}
         call: {python: "slow_tools:step"}
+        idempotent: true          # computing n again changes nothing: a cut-off call may be repeated
     """,
     "rules/r.yaml": """
         rule_name: three_steps

@@ -71,7 +71,8 @@ LAB = {
         tool("bad_output", "bad_output", "[]", "{type: object, required: [value]}"),
         tool("echo", "echo", "[{name: value, type: string, required: true, maxLength: 20}]",
              "{type: object, required: [value]}", "pii: [value]"),
-        tool("hang", "hang", "[]", extra="timeout_s: 0.2"),
+        tool("hang", "hang", "[]", extra="timeout_s: 0.2\n  side_effects: false"),
+        tool("hang_write", "hang", "[]", extra="timeout_s: 0.2"),
         tool("nothing", "nothing", "[]", "null"),
     ]),
 }
@@ -209,6 +210,12 @@ def test_timeout_counts_as_transient(lab: Knowledge, store: RunStore) -> None:
     result = run(lab, store, make_plan(PlanStep(step_id=1, tool_name="hang")), attempts=2)
     assert result.status == "paused" and result.step(1).attempts == 2
     assert "no answer within 0.2s" in (result.error.message if result.error else "")
+
+
+def test_a_write_that_timed_out_is_not_repeated_blindly(lab: Knowledge, store: RunStore) -> None:
+    result = run(lab, store, make_plan(PlanStep(step_id=1, tool_name="hang_write")), attempts=3)
+    assert result.status == "paused" and result.step(1).attempts == 1  # it may have happened: a human decides
+    assert result.error is not None and result.error.code == "DS-307"
 
 
 def test_pii_is_redacted_in_the_store(lab: Knowledge, store: RunStore, tmp_path: Path) -> None:
