@@ -22,7 +22,7 @@ from typing import Any, Literal
 from core.knowledge import Knowledge
 from core.models import ParamSpec, RuleSpec, ToolSpec
 from core.planning.lexicon import name_words, tokens
-from core.planning.names import person_names, takes_person
+from core.planning.names import looks_like_name, person_names, takes_person
 from core.planning.spans import Span
 from core.planning.typed import MISSING, explain, is_typed, validate
 from core.planning.vocabulary import Vocabulary, signature, without_examples
@@ -37,6 +37,7 @@ FLOOR: dict[SlotKind, float] = {"input": LOOSE, "unmapped": HINTED, "carried": D
 NEGATIONS_ZH = "不没无别非免勿"
 NEGATIONS_EN = frozenset({"no", "not", "don't", "dont", "without", "non", "never", "skip", "w/o"})
 _BOOL_STRIP = re.compile(r"^(?:是否|要不要|是不是|whether(?: to)?|if|is|has|use)\s*|[(（].*?[)）]|\s*[?？]$", re.I)
+_CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
 IMPLIED_FORMAT = (("email", "email"), ("mail", "email"), ("date", "date"), ("url", "uri"), ("uri", "uri"))
 
 
@@ -190,11 +191,14 @@ class Extractor:
     def _explicit(self, text: str, tool: ToolSpec, param: ParamSpec) -> list[Found]:
         """Pack patterns, enum words and synonyms, booleans said in words."""
         out: list[Found] = []
+        free = param.type == "string" and not any(k in (param.model_extra or {}) for k in ("pattern", "format")) \
+            and param.enum is None
         for pattern in self.voc.patterns.get((tool.tool_name, param.name), []):
             for m in pattern.finditer(text):
                 i = 1 if m.groups() else 0
-                if m.group(i) is not None:
-                    out.append(Found(m.group(i), m.start(i), m.end(i), "pattern", PATTERN))
+                if m.group(i) is None or (free and not self._could_be_value(m.group(i), param)):
+                    continue
+                out.append(Found(m.group(i), m.start(i), m.end(i), "pattern", PATTERN))
         hits = self.voc.enum_hits(text, tool.tool_name, param.name)
         if len({h.payload for h in hits}) > 1:  # several values named: the examples' context decides
             lefts = self.voc.enum_lefts.get((tool.tool_name, param.name), set())
@@ -231,6 +235,7 @@ class Extractor:
         if any(p.enum is not None or p.type == "boolean" for _, p in slot.params):
             return []
         digits = any(self.voc.shapes.get(k) is not None and self.voc.shapes[k].digits for k in keys)
+        person = any(takes_person(p.name, p.description) for _, p in slot.params)
         out: list[Found] = []
         for key in keys:
             for pattern in self.voc.contexts.get(key, []):
@@ -244,8 +249,26 @@ class Extractor:
                     continue
                 if self.voc.is_own_word(raw) or (digits and not any(c.isdigit() for c in raw)):
                     continue
+                if _CJK_RUN.fullmatch(raw) and (self._pack_word_edge(raw) or (person and not looks_like_name(raw))):
+                    continue  # "入职研发" is the pack's words, not a new hire's name
                 out.append(Found(raw, start, end, "example", CONTEXT))
         return out
+
+    def _could_be_value(self, raw: str, param: ParamSpec) -> bool:
+        """Free text a pattern caught is still never the pack's own wording ("入职研发")."""
+        raw = raw.strip()
+        if not raw or self.voc.is_own_word(raw):
+            return False
+        if _CJK_RUN.fullmatch(raw):
+            if self._pack_word_edge(raw):
+                return False
+            if takes_person(param.name, param.description) and not looks_like_name(raw):
+                return False
+        return True
+
+    def _pack_word_edge(self, raw: str) -> bool:
+        """A Chinese candidate that begins or ends with the pack's own two-character word."""
+        return len(raw) > 2 and (self.voc.is_own_word(raw[:2]) or self.voc.is_own_word(raw[-2:]))
 
     def _person_names(self, text: str, spans: list[Span], slot: Slot, keys: list[tuple[str, str]]) -> list[Found]:
         if not any(p.type == "string" and p.enum is None and takes_person(p.name, p.description)

@@ -32,6 +32,12 @@ _TIME_WORDS = ("今年", "去年", "明年", "今天", "明天", "昨天", "后�
                "本周", "这个月", "下个月", "上个月", "最近")
 
 
+def looks_like_name(text: str) -> bool:
+    """A Chinese person name: a common surname and one or two given characters."""
+    surname = 2 if text[:2] in COMPOUND_SURNAMES else 1 if text[:1] in SURNAMES else 0
+    return bool(surname) and 1 <= len(text) - surname <= 2 and not _WEEKDAY.match(text)
+
+
 def takes_person(name: str, description: str) -> bool:
     return bool(PERSON_WORDS.search(name) or PERSON_WORDS.search(description or ""))
 
