@@ -46,7 +46,7 @@ class Assistant:
         self.llm = self._llm_planner(settings)
         self.cache = PlanCache(settings.cache_dir, settings.cache_ttl_s, settings.cache_failure_ttl_s)
         self.store = store or RunStore(settings.runstore_path)
-        self.services = LocalServices(knowledge, settings.environ, settings.home)
+        self.services = LocalServices(knowledge, settings.environ, settings.home, settings.service_idle_s)
         self.policy = RetryPolicy(settings.max_attempts, settings.backoff_base_s, settings.backoff_max_s,
                                   settings.default_timeout_s)
         self.recovered = self.store.recover()  # runs a dead process left in flight become `interrupted`

@@ -225,7 +225,7 @@ def cmd_contracts(args: argparse.Namespace, settings: Settings) -> int:
         print(f"{n} planned requests checked; {len(findings)} contract problem(s)")
         return 1 if findings else 0
     packs = [args.pack] if args.pack else list(kn.packs)
-    services = LocalServices(kn, settings.environ, settings.home)
+    services = LocalServices(kn, settings.environ, settings.home, settings.service_idle_s)
     failed = 0
     try:
         for pack in packs:

@@ -7,10 +7,14 @@ native full-text search (ngram tokenizer, so Chinese is split) with reciprocal r
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import re
-from collections.abc import Callable
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -64,6 +68,28 @@ def documents(kn: Knowledge) -> list[dict[str, str]]:
 
 
 _FTS_UNSAFE = re.compile(r"[^\w\s]", re.UNICODE)
+_held = threading.local()
+
+
+@contextmanager
+def _exclusive(path: Path) -> Iterator[None]:
+    """An exclusive lock on a file, across processes (flock) and re-entrant within a thread."""
+    depth = getattr(_held, "depth", 0)
+    if depth:
+        _held.depth = depth + 1
+        try:
+            yield
+        finally:
+            _held.depth -= 1
+        return
+    with open(path, "a+b") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        _held.depth = 1
+        try:
+            yield
+        finally:
+            _held.depth = 0
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 class KnowledgeIndex:
@@ -72,6 +98,7 @@ class KnowledgeIndex:
     def __init__(self, index_dir: Path, embedder: Embedder) -> None:
         self.embedder = embedder
         index_dir.mkdir(parents=True, exist_ok=True)
+        self.lock_path = index_dir / ".refresh.lock"
         self.db = lancedb.connect(str(index_dir))
         self.table_name = "docs_" + re.sub(r"[^a-z0-9]+", "_", embedder.name.lower()).strip("_")
         self._reranker = RRFReranker()
@@ -84,15 +111,26 @@ class KnowledgeIndex:
     def _table(self) -> Any:
         if self.table_name in self.db.list_tables().tables:
             return self.db.open_table(self.table_name)
-        return self.db.create_table(self.table_name, schema=self._schema())
+        with _exclusive(self.lock_path):  # two first uses at once: one creates, the other opens
+            return self.db.create_table(self.table_name, schema=self._schema(), exist_ok=True)
 
     def refresh(self, kn: Knowledge, progress: Progress | None = None, batch: int = 64) -> IndexStats:
-        """Bring the index in line with the knowledge; embed only new or changed documents."""
+        """Bring the index in line with the knowledge; embed only new or changed documents.
+        Processes sharing a data dir take turns (a file lock); a document stored more than once
+        (an index a crash or an older version left) is written again once."""
+        with _exclusive(self.lock_path):
+            return self._refresh(kn, progress, batch)
+
+    def _refresh(self, kn: Knowledge, progress: Progress | None, batch: int) -> IndexStats:
         table = self._table()
         docs = documents(kn)
         for d in docs:
             d["hash"] = hashlib.sha256(f"{self.embedder.name}\0{d['text']}".encode()).hexdigest()[:16]
-        existing = {r["id"]: r["hash"] for r in table.to_arrow().select(["id", "hash"]).to_pylist()}
+        rows = table.to_arrow().select(["id", "hash"]).to_pylist()
+        existing = {r["id"]: r["hash"] for r in rows}
+        twice = {i for i, n in Counter(r["id"] for r in rows).items() if n > 1}
+        for i in twice:
+            existing[i] = ""  # stored twice: delete every copy and add it once
         wanted = {d["id"]: d for d in docs}
         stale = [i for i, h in existing.items() if i not in wanted or wanted[i]["hash"] != h]
         fresh = [d for d in docs if existing.get(d["id"]) != d["hash"]]

@@ -128,7 +128,7 @@ class StoryRunner:
         self.stories = stories
         self.fixtures_dir = fixtures_dir
         self.assistant = assistant  # live mode only
-        self.services = LocalServices(knowledge, settings.environ, settings.home)
+        self.services = LocalServices(knowledge, settings.environ, settings.home, settings.service_idle_s)
         self.store = RunStore(Path(":memory:"))  # replays leave nothing behind
         self.policy = RetryPolicy(settings.max_attempts, settings.backoff_base_s, settings.backoff_max_s,
                                   settings.default_timeout_s)

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
+import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -71,7 +74,7 @@ def test_two_callers_starting_the_service_at_once_both_get_it(tmp_path: Path) ->
     port = free_port()
     kn = load_knowledge([service_pack(tmp_path / "svc", "[python, svc.py, '${SVC_PORT}']")])
     environ = {**os.environ, "SVC_PORT": str(port)}
-    callers = [LocalServices(kn, environ, tmp_path / f"home{i}") for i in range(2)]
+    callers = [LocalServices(kn, environ, tmp_path / f"home{i}", idle_s=0.5) for i in range(2)]
     results: list[object] = [None, None]
     go = threading.Barrier(2)
 
@@ -91,10 +94,44 @@ def test_two_callers_starting_the_service_at_once_both_get_it(tmp_path: Path) ->
         # one started it, the other found it answering; neither reports a failure
         assert sorted(results, key=str) == [False, True], results
         assert healthy(f"http://127.0.0.1:{port}/health")
+        starter = results.index(True)
+        callers[starter].close()  # the one that started it is done; the other still uses it
+        time.sleep(1.5)
+        assert healthy(f"http://127.0.0.1:{port}/health"), "it stopped under a user"
     finally:
         for c in callers:
             c.close()
-    assert not healthy(f"http://127.0.0.1:{port}/health"), "whoever started it stops it"
+    assert gone(f"http://127.0.0.1:{port}/health"), "it outlived its last user"
+
+
+def gone(url: str, within_s: float = 10.0) -> bool:
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        if not healthy(url):
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def test_a_killed_user_does_not_leave_the_service_running(tmp_path: Path) -> None:
+    port = free_port()
+    pack = service_pack(tmp_path / "svc", "[python, svc.py, '${SVC_PORT}']")
+    child = subprocess.run([sys.executable, "-c", KILLED_USER, str(pack), str(tmp_path / "home"), str(port)],
+                           cwd=Path(__file__).parents[2], timeout=60)
+    assert child.returncode == -9  # it started the service, then was killed holding its lease
+    assert healthy(f"http://127.0.0.1:{port}/health")
+    assert gone(f"http://127.0.0.1:{port}/health"), "the service outlived a killed user"
+
+
+KILLED_USER = """
+import os, signal, sys
+from pathlib import Path
+from core.knowledge import load_knowledge
+from core.services import LocalServices
+kn = load_knowledge([Path(sys.argv[1])])
+LocalServices(kn, {**os.environ, "SVC_PORT": sys.argv[3]}, Path(sys.argv[2]), idle_s=0.5).ensure("svc")
+os.kill(os.getpid(), signal.SIGKILL)
+"""
 
 
 def test_a_service_that_cannot_start_is_a_clear_error_naming_its_log(tmp_path: Path) -> None:
