@@ -5,6 +5,7 @@ The pipeline reads top to bottom: check input → retrieve → plan → gate →
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 import uuid
@@ -110,9 +111,9 @@ class Assistant:
         if not request.bypass_cache and (cached := self.cache.get(key)) is not None:
             return cached, "hit", LLMUsage()
         usage = LLMUsage()
-        if hits is None:
-            hits = self.retrieve(request.text)
-        plan = self.planner.plan(request, hits or None)
+        # Retrieval (the embedder) and the rule planner are CPU work of tens of ms: in a thread, so a
+        # shared loop (the bot's, the API's) keeps answering others while one request is planned
+        hits, plan = await asyncio.to_thread(self._retrieve_and_plan, request, hits)
         if mode == "llm" or (mode == "auto" and not plan.confident and self.llm is not None):
             if self.llm is None:
                 plan.fallback = "DS-503: no LLM is configured (set DATASMITH_LLM_MODEL); the rule planner answered"
@@ -121,6 +122,12 @@ class Assistant:
         if not self._holds_pii(plan):  # PII stays out of the cache's files
             self.cache.put(key, plan)
         return plan, "bypass" if request.bypass_cache else "miss", usage
+
+    def _retrieve_and_plan(self, request: Request,
+                           hits: Sequence[RetrievalHit] | None) -> tuple[Sequence[RetrievalHit] | None, Plan]:
+        if hits is None:
+            hits = self.retrieve(request.text)
+        return hits, self.planner.plan(request, hits or None)
 
     def _holds_pii(self, plan: Plan) -> bool:
         for step in plan.steps:

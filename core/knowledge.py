@@ -24,6 +24,7 @@ from core.code_policy import DEFAULT_POLICY, CodePolicy, check_command, check_py
 from core.contracts import parameters_schema
 from core.errors import CodeNotAllowed, PackError
 from core.models import EnvironmentSpec, PackSpec, RuleSpec, StepId, ToolSpec
+from core.pack_regex import compile_pattern
 from core.yaml_text import load_yaml
 
 ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
@@ -219,9 +220,9 @@ def _load_tool(entry: Any, path: Path, pack: PackSpec) -> ToolSpec:
     for p in tool.parameters:
         for pattern in p.patterns:
             try:
-                re.compile(pattern)
-            except re.error as exc:
-                raise PackError(f"parameter {p.name}: invalid regex {pattern!r}: {exc}", **where) from exc
+                compile_pattern(pattern)
+            except ValueError as exc:
+                raise PackError(f"parameter {p.name}: {exc}", **where) from exc
         unknown = set(p.synonyms) - {str(v) for v in (p.enum or [])}
         if unknown:
             raise PackError(f"parameter {p.name}: synonyms for values not in enum: {sorted(unknown)}", **where)

@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from core.knowledge import Knowledge
 from core.models import ParamSpec, RuleSpec, ToolSpec
+from core.pack_regex import finditer as pack_finditer
 from core.planning.lexicon import name_words, tokens
 from core.planning.names import looks_like_name, person_names, takes_person
 from core.planning.spans import Span
@@ -194,7 +195,7 @@ class Extractor:
         free = param.type == "string" and not any(k in (param.model_extra or {}) for k in ("pattern", "format")) \
             and param.enum is None
         for pattern in self.voc.patterns.get((tool.tool_name, param.name), []):
-            for m in pattern.finditer(text):
+            for m in pack_finditer(pattern, text):
                 i = 1 if m.groups() else 0
                 if m.group(i) is None or (free and not self._could_be_value(m.group(i), param)):
                     continue

@@ -15,6 +15,7 @@ from typing import Any
 
 from core.knowledge import Knowledge
 from core.models import Example, ParamSpec, RuleSpec, StepId, ToolSpec
+from core.pack_regex import compile_pattern
 from core.planning.lexicon import Lexicon, is_stopword, name_words, stem, tokens
 from core.planning.names import person_names
 from core.planning.spans import Span, find_spans
@@ -213,7 +214,7 @@ class Vocabulary:
     enums: dict[tuple[str, str], Phrases] = field(default_factory=dict)  # (tool, param) -> value
     contexts: dict[tuple[str, str], list[re.Pattern[str]]] = field(default_factory=dict)  # (tool|rule, name)
     shapes: dict[tuple[str, str], Shape] = field(default_factory=dict)  # (tool|rule, name)
-    patterns: dict[tuple[str, str], list[re.Pattern[str]]] = field(default_factory=dict)
+    patterns: dict[tuple[str, str], list[Any]] = field(default_factory=dict)  # pack regexes (regex module)
     enum_lefts: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # words seen before an enum value
     lexicon: Lexicon = field(default_factory=lambda: Lexicon({}))
     core: Lexicon = field(default_factory=lambda: Lexicon({}))  # names, triggers and examples only
@@ -250,7 +251,7 @@ class Vocabulary:
             voc.tool_shingles[tool.tool_name] = [shingles(e.user_query) for e in tool.examples]
             for p in tool.parameters:
                 key = (tool.tool_name, p.name)
-                voc.patterns[key] = [re.compile(x) for x in p.patterns]
+                voc.patterns[key] = [compile_pattern(x) for x in p.patterns]
                 voc.enums[key] = voc._enum_phrases(p)
                 voc.enum_lefts[key] = voc._enum_lefts(tool.examples, p)
                 voc._learn(key, tool.examples, p.name)

@@ -6,11 +6,13 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import httpx
 import pytest
 
+from core.services import healthy
 from sandbox.server import BackgroundServer, free_port
 from tests.conftest import SHOP
 
@@ -93,11 +95,14 @@ def test_ask_in_a_confirm_environment_needs_yes(home: Path, sandbox: BackgroundS
 
 def test_ask_starts_the_embedded_sandbox_when_none_is_running(home: Path) -> None:
     port = free_port()
-    env = {"SHOP_SANDBOX_PORT": str(port)}
+    env = {"SHOP_SANDBOX_PORT": str(port), "DATASMITH_SERVICE_IDLE_S": "0.5"}
     out = datasmith("ask", "--knowledge", str(SHOP), "--json", "给商品123456造一笔已取消的订单", home=home, env=env)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["run"]["status"] == "succeeded"
-    with pytest.raises(httpx.TransportError):  # started for the call, stopped after it
+    deadline = time.monotonic() + 15  # started for the call, stopped once its last user is gone
+    while time.monotonic() < deadline and healthy(f"http://127.0.0.1:{port}/health"):
+        time.sleep(0.2)
+    with pytest.raises(httpx.TransportError):
         httpx.get(f"http://127.0.0.1:{port}/health", timeout=1)
 
 
