@@ -142,7 +142,8 @@ class Bot:
         @app.command("/datasmith")
         def on_command(ack: Any, command: dict[str, Any]) -> None:
             msg = commands.respond(command.get("text") or "", command["user_id"], self.core.knowledge,
-                                   self.core.store, conv.examples(8))
+                                   self.core.store, conv.examples(8), channel=command.get("channel_id"),
+                                   maintainer=command["user_id"] in self.config.maintainers)
             ack(text=msg.text, blocks=msg.blocks, response_type="ephemeral")
 
         @app.error

@@ -1,10 +1,14 @@
-"""`/datasmith help | tools | rules | runs [mine] | run <id>`: answered in the ack, visible to the caller only."""
+"""`/datasmith help | tools | rules | runs [mine] | run <id>`: answered in the ack, visible to the caller only.
+
+Runs are the requesters' data: a person sees their own runs; a maintainer also sees the runs of
+the channel the command is typed in. A run that is not yours answers as "not found".
+"""
 
 from __future__ import annotations
 
 from bot import blocks
 from bot.blocks import Message, chunk_lines, section
-from core.errors import DatasmithError
+from core.errors import RUN_NOT_FOUND, DatasmithError
 from core.knowledge import Knowledge
 from core.runstore import RunStore
 
@@ -47,26 +51,31 @@ def rules_message(knowledge: Knowledge) -> Message:
     return _listing(f"{len(lines)} rules", lines, "more in the console's Knowledge page")
 
 
-def runs_message(store: RunStore, user: str, mine: bool) -> Message:
-    rows = store.list(limit=20, user=user if mine else None)
+def runs_message(store: RunStore, user: str, mine: bool, *, channel: str | None = None,
+                 maintainer: bool = False) -> Message:
+    mine = mine or not maintainer
+    rows = store.list(limit=20, user=user) if mine else store.list(limit=20, channel=channel)
     if not rows:
-        hint = "no runs of yours yet" if mine else "no runs yet"
+        hint = "no runs of yours yet" if mine else "no runs in this channel yet"
         return Message(hint, [section(f"{hint}: mention me with a request to make one.")])
     lines = [f"{blocks.ICONS.get(r.status, '·')} `{r.run_id}` {r.created_at:%m-%d %H:%M} · "
              f"`{r.rule or r.tool or '-'}` · {r.environment or '-'}{f' · <@{r.user}>' if r.user else ''} · "
              f"{blocks.esc(r.request_text[:80])}" for r in rows]
-    return _listing(f"latest {len(rows)} runs{' of yours' if mine else ''}", lines, "")
+    return _listing(f"latest {len(rows)} runs{' of yours' if mine else ' in this channel'}", lines, "")
 
 
-def run_message(store: RunStore, run_id: str) -> Message:
+def run_message(store: RunStore, run_id: str, user: str, *, maintainer: bool = False) -> Message:
     try:
         run = store.get(run_id)
+        if not maintainer and run.request.user != user:
+            raise DatasmithError(f"run {run_id!r} not found", code=RUN_NOT_FOUND)  # not yours: not said to exist
     except DatasmithError as exc:
-        return Message(str(exc), [section(f"*{exc.code}* {exc.message}")])
+        return Message(str(exc), [section(f"*{exc.code}* {blocks.esc(exc.message)}")])
     return blocks.result(run, blocks.lang_of(run.request.text))
 
 
-def respond(text: str, user: str, knowledge: Knowledge, store: RunStore, examples: list[str]) -> Message:
+def respond(text: str, user: str, knowledge: Knowledge, store: RunStore, examples: list[str], *,
+            channel: str | None = None, maintainer: bool = False) -> Message:
     words = text.split()
     sub = words[0].lower() if words else "help"
     if sub == "tools":
@@ -74,11 +83,12 @@ def respond(text: str, user: str, knowledge: Knowledge, store: RunStore, example
     if sub == "rules":
         return rules_message(knowledge)
     if sub == "runs":
-        return runs_message(store, user, mine=len(words) > 1 and words[1].lower() == "mine")
+        return runs_message(store, user, mine=len(words) > 1 and words[1].lower() == "mine", channel=channel,
+                            maintainer=maintainer)
     if sub == "run":
         if len(words) < 2:
             return Message("usage", [section("Which run? `/datasmith run <run id>` (ids are in `/datasmith runs`)")])
-        return run_message(store, words[1])
+        return run_message(store, words[1], user, maintainer=maintainer)
     msg = help_message(knowledge, examples)
     if sub != "help":
         msg.blocks.insert(0, section(f"I don't know `{blocks.esc(sub)}`. Here is what I can do:"))

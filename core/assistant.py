@@ -10,6 +10,7 @@ import logging
 import time
 import uuid
 from collections.abc import Sequence
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from core.contracts import check_plan, split_secrets
@@ -18,7 +19,7 @@ from core.errors import EMPTY_REQUEST, FORBIDDEN, REQUEST_TOO_LONG, DatasmithErr
 from core.execution import Executor, Progress, ResumeAction, RetryPolicy, error_info
 from core.knowledge import Knowledge, load_knowledge
 from core.llm.limiter import LeakyBucket, OnWait
-from core.models import LLMUsage, Plan, Request, RetrievalHit, RunReport, StepRef
+from core.models import LLMUsage, Plan, Request, RetrievalHit, RunReport, StepRef, utcnow
 from core.plan_cache import PlanCache
 from core.planning import Planner, RulePlanner
 from core.planning.text import normalize
@@ -26,6 +27,7 @@ from core.retrieval import KnowledgeIndex
 from core.runstore import RequestRecord, RunStore
 from core.services import LocalServices
 from core.settings import Settings
+from core.sqlite_open import private
 from core.tools import ToolRegistry
 
 if TYPE_CHECKING:
@@ -41,6 +43,8 @@ class Assistant:
                  planner: Planner | None = None, store: RunStore | None = None) -> None:
         self.settings = settings
         self.knowledge = knowledge
+        settings.home.mkdir(parents=True, exist_ok=True, mode=0o700)
+        private(settings.home, 0o700)  # runs, requests, cache and logs are the users' data
         self.index = index
         self.rules = RulePlanner(knowledge, default_environment=settings.env)
         self.planner: Planner = planner or self.rules
@@ -51,6 +55,7 @@ class Assistant:
         self.policy = RetryPolicy(settings.max_attempts, settings.backoff_base_s, settings.backoff_max_s,
                                   settings.default_timeout_s)
         self.recovered = self.store.recover()  # runs a dead process left in flight become `interrupted`
+        self.store.expire_vars(utcnow() - timedelta(days=settings.pii_retention_days))
         for run_id in self.recovered:
             log.warning("run %s was in flight when the last process stopped: marked interrupted", run_id)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -126,11 +127,49 @@ def split_secrets(plan: Plan, tools: dict[str, ToolSpec], text: str) -> tuple[Pl
         for name in pii & set(args):
             if not isinstance(args[name], StepRef):
                 secrets.append([step.step_id, name, args[name]])
-                text = text.replace(str(args[name]), REDACTED) if str(args[name]) else text
+                text = redact_text(text, str(args[name]))
                 args[name] = REDACTED
         steps.append(step.model_copy(update={"arguments": args}))
     known = {k: (REDACTED if any(v == s[2] for s in secrets) else v) for k, v in plan.known.items()}
     return plan.model_copy(update={"steps": steps, "known": known}), text, secrets
+
+
+def redact_text(text: str, value: str) -> str:
+    """`text` with every occurrence of `value` replaced — also where it was typed differently but
+    reads the same once normalised (full-width digits "１１０１…", a zero-width space inside)."""
+    if not value:
+        return text
+    norm: list[str] = []
+    owner: list[int] = []
+    for i, ch in enumerate(text):
+        folded = "" if unicodedata.category(ch)[0] == "C" and ch not in "\t\n" else unicodedata.normalize("NFKC", ch)
+        for c in folded:
+            norm.append(c)
+            owner.append(i)
+    flat = "".join(norm)
+    cuts: list[tuple[int, int]] = []
+    at = flat.find(value)
+    while at >= 0:
+        cuts.append((owner[at], owner[at + len(value) - 1] + 1))
+        at = flat.find(value, at + len(value))
+    for start, end in reversed(cuts):
+        text = text[:start] + REDACTED + text[end:]
+    return text
+
+
+def scrub(value: Any, secrets: frozenset[str]) -> Any:
+    """A copy of value with every known secret replaced wherever it appears, at any depth."""
+    if not secrets:
+        return value
+    if isinstance(value, str):
+        for secret in secrets:
+            value = redact_text(value, secret)
+        return value
+    if isinstance(value, dict):
+        return {k: scrub(v, secrets) for k, v in value.items()}
+    if isinstance(value, list):
+        return [scrub(v, secrets) for v in value]
+    return value
 
 
 def restore_secrets(plan: Plan, secrets: list[list[Any]]) -> None:

@@ -16,7 +16,15 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from core.contracts import check_arguments, check_output, redact, restore_secrets, split_secrets
+from core.contracts import (
+    REDACTED,
+    check_arguments,
+    check_output,
+    redact,
+    restore_secrets,
+    scrub,
+    split_secrets,
+)
 from core.dag import Countdown
 from core.errors import (
     ABORTED,
@@ -79,6 +87,9 @@ class Executor:
         self.store = store
         self.policy = policy or RetryPolicy()
         self.progress = progress
+        # each run's PII values: scrubbed from whatever any step returns or is given (a tool may echo
+        # a buyer's national id that only another tool declares as PII)
+        self._secrets: dict[str, frozenset[str]] = {}
 
     # ------------------------------------------------------------------ public
 
@@ -87,6 +98,7 @@ class Executor:
         run = new_run(request, plan, trace_id=trace_id)
         run.status = "running"  # recorded as running from its first write: recover() treats both alike
         stored_plan, stored_text, secrets = split_secrets(plan, self.kn.tools, request.text)
+        self._remember(run.run_id, secrets)
         stored_request = request.model_copy(update={"text": stored_text, "previous": None})
         # PII arguments a resumed run will need are kept as a var, dropped with the others at the end
         self.store.create_run(run.model_copy(update={"plan": stored_plan, "request": stored_request}),
@@ -128,8 +140,32 @@ class Executor:
             self.store.update_step(run_id, step)
         run.error = None
         outputs = self.store.load_vars(run_id)
-        restore_secrets(run.plan, outputs.pop(SECRETS, []))
+        kept = outputs.pop(SECRETS, [])
+        restore_secrets(run.plan, kept)
+        self._remember(run_id, kept)
+        self._check_kept(run, outputs)
         return await self._execute(run, outputs)
+
+    def _remember(self, run_id: str, secrets: list[list[Any]]) -> None:
+        values = frozenset(str(v) for _, _, v in secrets if len(str(v)) >= 4)
+        if values:
+            self._secrets[run_id] = values
+
+    def _private(self, run_id: str, value: Any, fields: frozenset[str]) -> Any:
+        return scrub(redact(value, fields), self._secrets.get(run_id, frozenset()))
+
+    @staticmethod
+    def _check_kept(run: RunRecord, outputs: dict[StepId, Any]) -> None:
+        """A resume needs what the run kept: its PII arguments and the outputs later steps read."""
+        done = {s.step_id for s in run.steps if s.status == "succeeded"}
+        read = {v.from_step for s in run.plan.steps for v in s.arguments.values() if isinstance(v, StepRef)}
+        lost = any(v == REDACTED for s in run.plan.steps for v in s.arguments.values()) or bool(
+            (done & read) - set(outputs))
+        if lost:
+            raise RunStateError(
+                f"run {run.run_id} can no longer be resumed: the values it kept for that (personal data, earlier "
+                "outputs) have expired; ask again for a new run",
+                message_zh=f"运行 {run.run_id} 已无法继续:为恢复保留的数据(个人信息、前面步骤的输出)已过期,请重新发起")
 
     def unsure(self, run: RunRecord) -> list[StepRun]:
         """Stopped writes that may have happened and that a repeat could duplicate."""
@@ -279,7 +315,7 @@ class Executor:
             args = {k: (search(v.path, outputs.get(v.from_step)) if isinstance(v, StepRef) else v)
                     for k, v in ps.arguments.items()}
             args = {k: v for k, v in args.items() if v is not None}
-            step.arguments = redact(args, frozenset(tool.pii))
+            step.arguments = self._private(run.run_id, args, frozenset(tool.pii))
             check_arguments(tool, args, step_id=ps.step_id)
         except DatasmithError as exc:
             return error_info(exc, run.trace_id)
@@ -322,7 +358,7 @@ class Executor:
                 await asyncio.sleep(self.policy.backoff(attempt))
                 continue
             outputs[ps.step_id] = output
-            step.output = redact(output, pii)
+            step.output = self._private(run.run_id, output, pii)
             return self._ended(step, "succeeded", var=output)
         raise InternalError(f"max_attempts must be at least 1, not {self.policy.max_attempts}")
 
@@ -335,3 +371,4 @@ class Executor:
 
     def _finish(self, run: RunRecord) -> None:
         self.store.finish_run(run, clear_vars=run.status in ("succeeded", "failed", "aborted"))
+        self._secrets.pop(run.run_id, None)

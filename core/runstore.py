@@ -374,9 +374,9 @@ class RunStore:
 
     @staticmethod
     def _filters(status: str | None, user: str | None, surface: str | None, name: str | None,
-                 text: str | None) -> tuple[str, list[Any]]:
+                 text: str | None, channel: str | None = None) -> tuple[str, list[Any]]:
         clauses, args = [], []
-        for col, val in (("status", status), ("user", user), ("surface", surface)):
+        for col, val in (("status", status), ("user", user), ("surface", surface), ("channel", channel)):
             if val:
                 clauses.append(f"{col} = ?")
                 args.append(val)
@@ -389,8 +389,9 @@ class RunStore:
         return (f"WHERE {' AND '.join(clauses)}" if clauses else ""), args
 
     def list(self, *, limit: int = 50, offset: int = 0, status: str | None = None, user: str | None = None,
-             surface: str | None = None, name: str | None = None, text: str | None = None) -> list[RunSummary]:
-        where, args = self._filters(status, user, surface, name, text)
+             surface: str | None = None, name: str | None = None, text: str | None = None,
+             channel: str | None = None) -> list[RunSummary]:
+        where, args = self._filters(status, user, surface, name, text, channel)
         with self._lock:
             self._fold_pending()
             rows = self._db.execute(
@@ -440,6 +441,22 @@ class RunStore:
             rows = self._db.execute(f"SELECT * FROM requests {where} ORDER BY at DESC LIMIT ?",  # noqa: S608
                                     [*args, limit]).fetchall()
         return [RequestRecord.model_validate(dict(r)) for r in rows]
+
+    def expire_vars(self, older_than: datetime) -> list[str]:
+        """Forget the kept values (raw outputs, PII arguments) of unfinished runs untouched since
+        `older_than`: a resume of theirs then fails clearly instead of PII lingering for good."""
+        cutoff = older_than.isoformat()
+        with self._lock, self._transaction("BEGIN IMMEDIATE"):
+            _fold(self._db)
+            ids = [r[0] for r in self._db.execute(
+                "SELECT DISTINCT v.run_id FROM vars v JOIN runs r ON r.run_id = v.run_id"
+                " WHERE r.status IN ('paused', 'interrupted', 'awaiting_confirmation') AND r.updated_at < ?",
+                (cutoff,)).fetchall()]
+            for run_id in ids:
+                self._db.execute("DELETE FROM vars WHERE run_id=?", (run_id,))
+                self._db.execute("INSERT INTO events(run_id, at, kind, data_json) VALUES (?,?,'vars_expired',?)",
+                                 (run_id, utcnow().isoformat(), json.dumps({"older_than": cutoff})))
+        return ids
 
     def recover(self) -> list[str]:
         """Mark runs a dead process left in flight as `interrupted`; return their ids. Runs driven by

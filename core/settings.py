@@ -54,6 +54,8 @@ class Settings(BaseSettings):
     llm_peak_concurrency: int = 10
     llm_requests_per_minute: float = 60.0
     llm_max_wait_s: float = 10.0  # a call that would queue longer fails fast with DS-401
+    # Values an unfinished run keeps for its resume (PII arguments, raw outputs) are forgotten after this.
+    pii_retention_days: float = 7.0
     # A pack's local service stops this long after its last user (core/services.py).
     service_idle_s: float = 10.0
     # Plan cache (diskcache under home/cache).

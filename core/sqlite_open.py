@@ -8,10 +8,20 @@ must be idempotent (pragmas, CREATE ... IF NOT EXISTS, tolerant migrations).
 """
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+
+def private(path: Path, mode: int = 0o600) -> None:
+    """Owner-only permissions on a file or folder we own (runs, requests and PII live in them)."""
+    try:
+        if path.exists() and path.stat().st_uid == os.getuid() and path.stat().st_mode & 0o077:
+            os.chmod(path, mode)
+    except OSError:
+        pass  # a filesystem without permissions (some mounts): nothing to tighten
 
 
 def _busy(exc: sqlite3.OperationalError) -> bool:
@@ -21,9 +31,11 @@ def _busy(exc: sqlite3.OperationalError) -> bool:
 
 def open_sqlite(path: Path, setup: Callable[[sqlite3.Connection], None], *, timeout: float = 30,
                 **connect: object) -> sqlite3.Connection:
-    """A connection to `path` on which `setup` has run to the end; `connect` goes to sqlite3.connect."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """A connection to `path` on which `setup` has run to the end; `connect` goes to sqlite3.connect.
+    The file is readable by its owner only (its -wal and -shm files take the same mode)."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     db = sqlite3.connect(path, timeout=timeout, **connect)  # type: ignore[arg-type]
+    private(path)
     deadline = time.monotonic() + timeout
     pause = 0.005
     while True:

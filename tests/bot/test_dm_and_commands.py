@@ -68,7 +68,24 @@ def test_slash_command_runs_mine_and_run_detail(harness: Harness) -> None:
     assert run.run_id in mine
     theirs = harness.send.command("runs mine", user="U6").json()
     assert run.run_id not in json.dumps(theirs)
-    detail = json.dumps(harness.send.command(f"run {run.run_id}").json()["blocks"], ensure_ascii=False)
+    detail = json.dumps(harness.send.command(f"run {run.run_id}", user="U5").json()["blocks"], ensure_ascii=False)
     assert run.trace_id in detail and "create_order" in detail
-    missing = harness.send.command("run nope").json()["text"]
+    missing = harness.send.command("run nope", user="U5").json()["text"]
     assert "DS-104" in missing
+
+
+def test_runs_are_shown_only_to_their_requester_and_maintainers(start_bot) -> None:  # noqa: ANN001
+    from bot.config import BotConfig
+
+    h = start_bot(BotConfig(maintainers=["UMAINT"], progress_interval_s=0.05))
+    h.send.mention("给商品123456下一单", channel="C1", user="U5")
+    final_update(h.slack, "C1", "✅")
+    run = h.bot.core.store.list(limit=1)[0]
+    for words in ("runs", "runs mine", f"run {run.run_id}"):  # someone else, in the same channel
+        answer = json.dumps(h.send.command(words, user="U6", channel="C1").json(), ensure_ascii=False)
+        assert run.trace_id not in answer and "123456" not in answer and "create_order" not in answer, words
+    assert "DS-104" in h.send.command(f"run {run.run_id}", user="U6").json()["text"]  # not said to exist
+    channel = json.dumps(h.send.command("runs", user="UMAINT", channel="C1").json(), ensure_ascii=False)
+    assert run.run_id in channel  # a maintainer sees the channel's runs
+    elsewhere = json.dumps(h.send.command("runs", user="UMAINT", channel="C2").json(), ensure_ascii=False)
+    assert run.run_id not in elsewhere
