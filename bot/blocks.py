@@ -61,6 +61,8 @@ TEXT: dict[str, dict[str, str]] = {
     "not_yours": {"zh": "这不是你的请求:只有发起人或维护者可以操作。",
                   "en": "Not yours: only the requester or a maintainer can press this."},
     "gone": {"zh": "这个确认已经处理过或已过期。", "en": "This was already handled or has expired."},
+    "no_write": {"zh": "DS-204:你没有在该环境执行写操作的权限(allowed_users),请联系维护者。",
+                 "en": "DS-204: you may not run writes in this environment (allowed_users); ask a maintainer."},
     "empty": {"zh": "说说需要什么数据,例如:", "en": "Tell me what data you need, for example:"},
 }
 

@@ -222,6 +222,9 @@ class Conversation:
         if not self.config.may_act_for(user, conf.user):
             await self.io.ephemeral(channel, user, blocks.t("not_yours", lang), conf.thread)
             return
+        if decision == "run" and not self.assistant.may_write(conf.plan, user):
+            await self.io.ephemeral(channel, user, blocks.t("no_write", lang), conf.thread)
+            return
         if not self.memory.decide(cid, decision):  # a second press of the same button
             await self.io.ephemeral(channel, user, blocks.t("gone", lang), conf.thread)
             return
@@ -249,6 +252,9 @@ class Conversation:
         lang = blocks.lang_of(run.request.text)
         if not self.config.may_act_for(user, run.request.user):
             await self.io.ephemeral(channel, user, blocks.t("not_yours", lang), thread)
+            return
+        if action != "abort" and not self.assistant.may_write(run.plan, user):
+            await self.io.ephemeral(channel, user, blocks.t("no_write", lang), thread)
             return
         # One press per paused state and action: a double click (or two people at once) resumes once.
         if run.status not in ("paused", "interrupted") or not self.memory.claim(

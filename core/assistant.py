@@ -51,7 +51,7 @@ class Assistant:
         self.llm = self._llm_planner(settings)
         self.cache = PlanCache(settings.cache_dir, settings.cache_ttl_s, settings.cache_failure_ttl_s)
         self.store = store or RunStore(settings.runstore_path)
-        self.services = LocalServices(knowledge, settings.environ, settings.home, settings.service_idle_s)
+        self.services = LocalServices(knowledge, settings.pack_environ, settings.home, settings.service_idle_s)
         self.policy = RetryPolicy(settings.max_attempts, settings.backoff_base_s, settings.backoff_max_s,
                                   settings.default_timeout_s)
         self.recovered = self.store.recover()  # runs a dead process left in flight become `interrupted`
@@ -145,9 +145,7 @@ class Assistant:
         """Contracts and permissions, before anything runs."""
         check_plan(self.knowledge.tools, plan)
         self._check_scope(plan, request)
-        env = self.knowledge.environment(plan.pack or "", plan.environment or "")
-        writes = any(self.knowledge.tools[s.tool_name].side_effects for s in plan.steps)
-        if env and env.allowed_users is not None and writes and request.user not in env.allowed_users:
+        if not self.may_write(plan, request.user):
             raise InputError(
                 f"you may not run writes in environment {plan.environment}; ask a maintainer to add you",
                 message_zh=f"你没有在 {plan.environment} 环境执行写操作的权限,请联系维护者",
@@ -169,6 +167,12 @@ class Assistant:
             raise InputError(
                 f"environment {plan.environment} is not allowed here; allowed: {allowed} (name one in the request)",
                 message_zh=f"此处不允许环境 {plan.environment},可用: {allowed}(请在请求里指明环境)", code=FORBIDDEN)
+
+    def may_write(self, plan: Plan, user: str | None) -> bool:
+        """Whether `user` may run this plan's writes in its environment (its `allowed_users`)."""
+        env = self.knowledge.environment(plan.pack or "", plan.environment or "")
+        writes = any(self.knowledge.tools[s.tool_name].side_effects for s in plan.steps if s.tool_name in self.knowledge.tools)
+        return not (env and env.allowed_users is not None and writes and user not in env.allowed_users)
 
     def needs_confirmation(self, plan: Plan) -> bool:
         env = self.knowledge.environment(plan.pack or "", plan.environment or "")
@@ -226,7 +230,7 @@ class Assistant:
                                  f" / Environment {plan.environment} needs a confirmation before writes. Run it?")
                 return self._report(request, trace_id, start, plan=plan)
             self.services.ensure(plan.pack)
-            async with ToolRegistry(self.knowledge, self.settings.environ) as tools:
+            async with ToolRegistry(self.knowledge, self.settings.pack_environ) as tools:
                 executor = Executor(self.knowledge, tools, self.store, self.policy, progress)
                 run = await executor.run(request, plan, trace_id=trace_id)
             return self._report(request, trace_id, start, plan=plan, run=run)
@@ -240,8 +244,13 @@ class Assistant:
         start = time.perf_counter()
         try:
             previous = self.store.get(run_id)
+            if action != "abort" and not self.may_write(previous.plan, by or previous.request.user):
+                # permissions hold for whoever resumes (arguments are checked again before each call)
+                raise InputError(f"you may not run writes in environment {previous.plan.environment}",
+                                 message_zh=f"你没有在 {previous.plan.environment} 环境执行写操作的权限",
+                                 code=FORBIDDEN)
             self.services.ensure(previous.plan.pack)
-            async with ToolRegistry(self.knowledge, self.settings.environ) as tools:
+            async with ToolRegistry(self.knowledge, self.settings.pack_environ) as tools:
                 executor = Executor(self.knowledge, tools, self.store, self.policy, progress)
                 run = await executor.resume(run_id, action, by=by, force=force)
             return self._report(run.request, run.trace_id, start, plan=run.plan, run=run)

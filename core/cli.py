@@ -225,12 +225,12 @@ def cmd_contracts(args: argparse.Namespace, settings: Settings) -> int:
         print(f"{n} planned requests checked; {len(findings)} contract problem(s)")
         return 1 if findings else 0
     packs = [args.pack] if args.pack else list(kn.packs)
-    services = LocalServices(kn, settings.environ, settings.home, settings.service_idle_s)
+    services = LocalServices(kn, settings.pack_environ, settings.home, settings.service_idle_s)
     failed = 0
     try:
         for pack in packs:
             services.ensure(pack)
-            for v in asyncio.run(cc.provider_verify(kn, settings.environ, pack, args.env, writes=args.writes)):
+            for v in asyncio.run(cc.provider_verify(kn, settings.pack_environ, pack, args.env, writes=args.writes)):
                 failed += not v.ok
                 mark = {"verified": "✓", "failed": "✗"}.get(v.outcome, "·")
                 print(f"{mark} {pack}.{v.tool}: {v.outcome}: {v.detail}")

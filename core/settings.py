@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import os
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -24,6 +25,19 @@ BUNDLED_KNOWLEDGE = REPO_ROOT / "knowledge"
 def settings_file() -> Path:
     """`DATASMITH_SETTINGS_FILE`, else `~/.datasmith/settings.toml` (read if it exists)."""
     return Path(os.environ.get("DATASMITH_SETTINGS_FILE") or Path.home() / ".datasmith" / "settings.toml")
+
+
+SECRET_LIKE = ("*TOKEN*", "*SECRET*", "*PASSWORD*", "*PASSWD*", "*API_KEY*", "*APIKEY*", "*PRIVATE*", "*CREDENTIAL*",
+               "*_KEY", "AWS_*", "SLACK_*", "DATASMITH_*", "*SESSION*", "*COOKIE*")
+
+
+def env_var_allowed(name: str, allowed: list[str]) -> bool:
+    """Whether a pack may read this variable: it matches `allowed`, and a secret-looking name is
+    listed there exactly."""
+    upper = name.upper()
+    if any(fnmatch.fnmatchcase(upper, p) for p in SECRET_LIKE):
+        return name in allowed
+    return any(fnmatch.fnmatchcase(name, p) for p in allowed)
 
 
 class Settings(BaseSettings):
@@ -69,6 +83,9 @@ class Settings(BaseSettings):
     # edit knowledge and execute (account names, or OIDC e-mails when Streamlit's st.login is set up).
     console_users: dict[str, str] = Field(default_factory=dict)
     console_maintainers: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    # Which environment variables a pack's ${NAME} may read (globs). Names that look like secrets
+    # (tokens, keys, passwords...) are read only when listed here by their exact name.
+    allowed_env_vars: Annotated[list[str], NoDecode] = Field(default_factory=lambda: ["*"])
     # Process environment for ${NAME} expansion in packs (a snapshot, so modules never read os.environ).
     environ: dict[str, str] = Field(default_factory=lambda: dict(os.environ), exclude=True)
 
@@ -99,12 +116,19 @@ class Settings(BaseSettings):
             return [p for p in v.split(os.pathsep) if p.strip()]
         return v
 
-    @field_validator("allowed_python_modules", "allowed_commands", "console_maintainers", mode="before")
+    @field_validator("allowed_python_modules", "allowed_commands", "console_maintainers", "allowed_env_vars",
+                     mode="before")
     @classmethod
     def _split_commas(cls, v: Any) -> Any:
         if isinstance(v, str):
             return [p.strip() for p in v.split(",") if p.strip()]
         return v
+
+    @property
+    def pack_environ(self) -> dict[str, str]:
+        """The environment a pack sees (its ${NAME}s, its services and MCP servers): without secrets
+        unless the deployment names them (`allowed_env_vars`)."""
+        return {k: v for k, v in self.environ.items() if env_var_allowed(k, self.allowed_env_vars)}
 
     @property
     def code_policy(self) -> CodePolicy:

@@ -9,6 +9,8 @@ Writes honour an `Idempotency-Key` header (the first answer is replayed for a re
 from __future__ import annotations
 
 import asyncio
+import hmac
+import os
 import re
 import sqlite3
 from collections.abc import AsyncIterator
@@ -16,7 +18,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from fastapi import Depends, FastAPI, HTTPException
+from fastapi import Depends, FastAPI, HTTPException, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -36,8 +38,21 @@ async def env_param(env: str) -> str:  # async: a sync dependency costs a thread
     return env
 
 
+async def admin_only(request: Request) -> None:
+    """Test hooks (SQL, reset, faults) answer loopback callers, or a caller with the admin key
+    (`SANDBOX_ADMIN_KEY`), never anyone else who can reach the sandbox."""
+    host = request.client.host if request.client else ""
+    key = os.environ.get("SANDBOX_ADMIN_KEY")
+    if host in ("127.0.0.1", "::1", "localhost", "testclient"):
+        return
+    if key and hmac.compare_digest(request.headers.get("x-sandbox-admin-key", ""), key):
+        return
+    raise HTTPException(403, "test hooks answer loopback callers only (or send X-Sandbox-Admin-Key)")
+
+
 # Module level: FastAPI resolves (string) annotations against the module's globals.
 Env = Annotated[str, Depends(env_param)]
+Admin = Depends(admin_only)
 
 
 class SellerIn(BaseModel):
@@ -152,12 +167,12 @@ def create_app(data_dir: Path) -> FastAPI:
     async def health() -> dict[str, Any]:
         return {"status": "ok", "environments": list(ENVIRONMENTS)}
 
-    @app.post("/_faults")
+    @app.post("/_faults", dependencies=[Admin])
     async def add_fault(fault: FaultIn) -> dict[str, Any]:
         faults.append(fault.model_dump())
         return {"faults": len(faults)}
 
-    @app.delete("/_faults")
+    @app.delete("/_faults", dependencies=[Admin])
     async def clear_faults() -> dict[str, Any]:
         faults.clear()
         return {"faults": 0}
@@ -181,12 +196,12 @@ def _one(db: sqlite3.Connection, table: str, key: str, value: str, what: str) ->
 
 
 def _register_catalog(app: FastAPI, store: ShopStore) -> None:  # noqa: C901 - a route table
-    @app.post("/{env}/reset")
+    @app.post("/{env}/reset", dependencies=[Admin])
     async def reset(env: Env) -> dict[str, Any]:
         store.reset(env)
         return {"environment": env, "reset": True}
 
-    @app.post("/{env}/_sql")
+    @app.post("/{env}/_sql", dependencies=[Admin])
     async def run_sql(env: Env, body: SqlIn) -> dict[str, Any]:
         """Test hook (stories): a script seeds data, a query reads it back for assertions."""
         with store.tx(env) as db:

@@ -128,7 +128,7 @@ class StoryRunner:
         self.stories = stories
         self.fixtures_dir = fixtures_dir
         self.assistant = assistant  # live mode only
-        self.services = LocalServices(knowledge, settings.environ, settings.home, settings.service_idle_s)
+        self.services = LocalServices(knowledge, settings.pack_environ, settings.home, settings.service_idle_s)
         self.store = RunStore(Path(":memory:"))  # replays leave nothing behind
         self.policy = RetryPolicy(settings.max_attempts, settings.backoff_base_s, settings.backoff_max_s,
                                   settings.default_timeout_s)
@@ -149,7 +149,7 @@ class StoryRunner:
         spec = self.kn.packs[story.pack]
         if spec.test_hooks is None or env is None:
             return None
-        db = TestDatabase(self.kn, self.settings.environ, story.pack, env, client)
+        db = TestDatabase(self.kn, self.settings.pack_environ, story.pack, env, client)
         await db.reset()
         return db
 
@@ -241,7 +241,7 @@ class StoryRunner:
                 result.failures.append(problem if s is story else f"dependency {s.id}: {problem}")
                 return self._done(result, start)
         async with httpx.AsyncClient(timeout=30, verify=tls_context()) as client, \
-                ToolRegistry(self.kn, self.settings.environ, client) as tools:
+                ToolRegistry(self.kn, self.settings.pack_environ, client) as tools:
             try:
                 db = await self._prepare(story, client)
                 for s in chain:

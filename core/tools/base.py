@@ -46,6 +46,9 @@ def mapped_errors(tool: ToolSpec) -> Iterator[None]:
         yield
     except DatasmithError:
         raise
+    except httpx.UnsupportedProtocol as exc:  # file://, ftp://...: a configuration error, no retry helps
+        raise BindingError(f"{name}: the environment's base_url cannot be called: {exc}",
+                           message_zh=f"{name}: 环境的 base_url 无法调用: {exc}") from exc
     except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout) as exc:  # nothing was sent
         raise TransientToolError(f"{name}: could not connect: {exc}", message_zh=f"{name} 无法连接: {exc}") from exc
     except httpx.TimeoutException as exc:  # sent, no answer: it may have happened

@@ -16,6 +16,7 @@ import mcp_types
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
+from mcp_types.jsonrpc import CONNECTION_CLOSED
 
 from core.code_policy import DEFAULT_POLICY, CodePolicy, check_command
 from core.errors import BindingError, CodeNotAllowed, ToolRejected, TransientToolError
@@ -44,24 +45,41 @@ class _Session:
     def __init__(self, server: Any) -> None:
         self._queue: asyncio.Queue[Call | None] = asyncio.Queue()
         self._ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._dead: Exception | None = None
         self._task = asyncio.create_task(self._serve(server))
 
     async def _serve(self, server: Any) -> None:
+        current: asyncio.Future[mcp_types.CallToolResult] | None = None
         try:
             async with Client(server, mode="legacy") as client:
                 self._ready.set_result(None)
                 while (item := await self._queue.get()) is not None:
-                    name, args, future = item
+                    name, args, current = item
                     try:
-                        future.set_result(await client.call_tool(name, args))
+                        current.set_result(await client.call_tool(name, args))
                     except Exception as exc:  # noqa: BLE001 - handed to the caller, who maps it
-                        future.set_exception(exc)
-        except Exception as exc:  # noqa: BLE001 - a server that cannot start: the caller hears why
-            if not self._ready.done():
-                self._ready.set_exception(exc)
+                        current.set_exception(exc)
+                    current = None
+        except BaseException as exc:  # noqa: BLE001 - the server could not start, or died: callers hear why
+            self._dead = exc if isinstance(exc, Exception) else OSError("MCP session closed")
+            for future in [current, self._ready, *self._pending()]:
+                if future is not None and not future.done():
+                    future.set_exception(self._dead)
+            if not isinstance(exc, Exception):
+                raise
+
+    def _pending(self) -> list[asyncio.Future[Any]]:
+        futures = []
+        while not self._queue.empty():
+            item = self._queue.get_nowait()
+            if item is not None:
+                futures.append(item[2])
+        return futures
 
     async def call(self, name: str, args: dict[str, Any]) -> mcp_types.CallToolResult:
         await self._ready
+        if self._dead is not None:
+            raise self._dead
         future: asyncio.Future[mcp_types.CallToolResult] = asyncio.get_running_loop().create_future()
         await self._queue.put((name, args, future))
         return await future
@@ -69,6 +87,13 @@ class _Session:
     async def close(self) -> None:
         await self._queue.put(None)
         await asyncio.gather(self._task, return_exceptions=True)
+
+
+def _first(exc: BaseException) -> str:
+    """The first real error inside (nested) exception groups, as text."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return f"{type(exc).__name__}: {exc}"
 
 
 class McpInvoker:
@@ -102,16 +127,31 @@ class McpInvoker:
                      idempotency_key: str | None = None) -> Any:  # MCP has no standard place for a key
         binding = tool.call.mcp
         assert binding is not None
+        key = (target.pack.name, binding.server)
         with mapped_errors(tool):
             try:
                 result = await self._session(tool, target).call(binding.tool, arguments)
             except MCPError as exc:
-                raise ToolRejected(f"{tool.tool_name}: MCP error: {exc}") from exc
-            except OSError as exc:
-                raise TransientToolError(f"{tool.tool_name}: MCP transport: {exc}") from exc
+                if exc.code != CONNECTION_CLOSED:
+                    raise ToolRejected(f"{tool.tool_name}: MCP error: {exc}") from exc
+                await self._drop(key)  # the server went away mid-call
+                raise TransientToolError(f"{tool.tool_name}: MCP server {binding.server!r} failed: connection closed",
+                                         message_zh=f"{tool.tool_name}: MCP 服务 {binding.server} 连接中断",
+                                         unknown_outcome=tool.side_effects) from exc
+            except (OSError, ExceptionGroup) as exc:  # the server died or its transport broke (anyio groups)
+                await self._drop(key)
+                raise TransientToolError(f"{tool.tool_name}: MCP server {binding.server!r} failed: {_first(exc)}",
+                                         message_zh=f"{tool.tool_name}: MCP 服务 {binding.server} 出错",
+                                         unknown_outcome=tool.side_effects) from exc
         if result.is_error:
             raise ToolRejected(f"{tool.tool_name}: {_output(result)}", message_zh=f"{tool.tool_name} 返回错误")
         return _output(result)
+
+    async def _drop(self, key: tuple[str, str]) -> None:
+        """Forget a broken session: the next call starts the server again."""
+        dead = self._sessions.pop(key, None)
+        if dead is not None:
+            await dead.close()
 
     async def aclose(self) -> None:
         for session in self._sessions.values():

@@ -85,3 +85,39 @@ def test_environment_allowed_users_and_channel_scope_refuse_with_a_reason(start_
     h.send.mention("项目环境给商品123456下一单", channel="CPROJ", user="U1")
     assert "project" in json.dumps(final_update(h.slack, "CPROJ", "✅")["blocks"])
     assert [r.status for r in h.bot.core.store.list()] == ["succeeded", "succeeded"]  # refusals ran nothing
+
+
+FLAKY_BACKEND = '''
+CALLS = []
+def restart_job(job: str) -> dict:
+    CALLS.append(job)
+    if len(CALLS) <= 2:
+        raise ConnectionRefusedError("scheduler not up yet")  # never reached it: safe to retry
+    return {"job": job, "status": "restarted"}
+'''
+
+
+def test_a_maintainer_outside_allowed_users_cannot_retry_a_write_there(start_bot, tmp_path: Path) -> None:
+    from tests.bot.test_buttons import buttons
+
+    pack = write_pack(tmp_path / "ops", {
+        "pack.yaml": "name: ops\nenvironments: {default: lab, lab: {allowed_users: [U1]}}\n",
+        "ops_backend.py": FLAKY_BACKEND,
+        "tools/t.yaml": """
+            tool_name: restart_job
+            description: 重启任务 restart a job
+            parameters: [{name: job, type: string, required: true, patterns: ['(J\\\\d+)']}]
+            examples: [{user_query: 重启任务J42, extracted_params: {job: J42}}]
+            call: {python: "ops_backend:restart_job"}
+        """,
+    })
+    h = start_bot(BotConfig(maintainers=["UMAINT"], progress_interval_s=0.05), knowledge=load_knowledge([pack]),
+                  max_attempts=2)
+    _, ts = h.send.mention("重启任务J42", channel="COPS", user="U1")
+    paused = final_update(h.slack, "COPS", "⏸️")
+    run_id = buttons(paused)["ds_resume_retry"]
+    h.send.press("ds_resume_retry", run_id, user="UMAINT", channel="COPS", message_ts=paused["ts"], thread_ts=ts)
+    refused = h.slack.wait_call("chat.postEphemeral", lambda a: a["user"] == "UMAINT")
+    assert "DS-204" in refused["text"] and h.bot.core.store.get(run_id).status == "paused"
+    h.send.press("ds_resume_retry", run_id, user="U1", channel="COPS", message_ts=paused["ts"], thread_ts=ts)
+    assert final_update(h.slack, "COPS", "✅")["ts"] == paused["ts"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from pathlib import Path
 
@@ -79,4 +80,54 @@ def test_missing_python_function_is_a_binding_error(tmp_path: Path) -> None:
     run = asyncio.run(go())
     assert run.status == "failed" and run.error is not None and run.error.code == "DS-304"
     assert "cannot load backend:run" in run.error.message
+    store.close()
+
+
+DYING = """
+import os
+from mcp.server.mcpserver import MCPServer
+server = MCPServer("dying")
+
+
+@server.tool()
+def crash() -> dict:
+    \"\"\"Dies mid-call, as a server with a bug does.\"\"\"
+    os._exit(3)
+
+
+if __name__ == "__main__":
+    server.run()
+"""
+
+
+def test_an_mcp_server_that_dies_is_a_tool_error_not_a_crash(tmp_path: Path) -> None:
+    pack = write_pack(tmp_path / "dying", {
+        "pack.yaml": f"""
+            name: dying
+            environments: {{default: dev, dev: {{}}}}
+            mcp_servers:
+              dying: {{command: "{sys.executable}", args: [dying_server.py]}}
+        """,
+        "dying_server.py": DYING,
+        "tools/t.yaml": """
+            tool_name: crash
+            description: 崩溃
+            examples: [{user_query: 崩溃}]
+            side_effects: false
+            call: {mcp: {server: dying, tool: crash}}
+        """,
+    })
+    kn = load_knowledge([pack])
+    store = RunStore(tmp_path / "runs.sqlite3")
+
+    async def go():  # type: ignore[no-untyped-def]
+        async with ToolRegistry(kn, {**os.environ}) as tools:
+            plan = Plan(status="planned", pack="dying", environment="dev", tool="crash",
+                        steps=[PlanStep(step_id=1, tool_name="crash")])
+            return await Executor(kn, tools, store, RetryPolicy(max_attempts=2, backoff_base_s=0.01,
+                                                                 default_timeout_s=20)).run(Request(text="t"), plan)
+
+    run = asyncio.run(go())
+    assert run.status == "paused" and run.error is not None and run.error.code == "DS-301"
+    assert "MCP server 'dying' failed" in run.error.message and run.step(1).attempts == 2
     store.close()
