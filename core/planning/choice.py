@@ -16,6 +16,7 @@ Each candidate (a rule or a single tool) gets features, each in 0..1:
 - intent   +1 when the request asks for what it does (a change, or a look-up), -1 when the opposite
 - mass     how much telling evidence (idf) its names/triggers/examples find in the request: "订单X"
            names a thing, not what to do with it
+- excess   a recipe no trigger phrase or target state asked for: the share of its steps beyond one
 
 A candidate that does not know a destructive word of the request ("delete", "wipe", "注销") is
 never chosen: an off-domain request to destroy something must not become some other write. A write
@@ -38,10 +39,10 @@ from core.planning.extraction import Assignment
 
 # Weights of the features (fit by logistic regression on the blind dev packs, see benchmarks/fit_choice.py,
 # then rounded; the held-out packs never took part).
-WEIGHTS: dict[str, float] = {"trigger": 2.55, "state": 1.70, "lex": 1.91, "cov": 4.65, "rank": 2.13,
-                             "fit": -0.30, "fill": 2.57, "alien": -2.46, "core": 2.86, "unreached": -1.38,
-                             "verbatim": 1.57, "intent": 0.28, "mass": 0.50}
-BIAS = -7.42
+WEIGHTS: dict[str, float] = {"trigger": 2.51, "state": 1.66, "lex": 1.93, "cov": 4.64, "rank": 1.97,
+                             "fit": -0.18, "fill": 2.50, "alien": -2.40, "core": 2.88, "unreached": -1.37,
+                             "verbatim": 1.55, "intent": 0.29, "mass": 0.46, "excess": -1.04}
+BIAS = -7.33
 # Abstention, on the score above (its logistic is a calibrated "this is the one" probability).
 READ_MIN = 0.0      # a read plan needs at least this (more likely than "nothing fits")
 WRITE_MIN = 0.5     # a plan that writes needs more evidence (1.6 times more likely than nothing)
@@ -69,6 +70,8 @@ class Candidate:
     verbatim: float = 0.0
     intent: float = 0.0
     mass: float = 0.0
+    excess: float = 0.0
+    content: list[str] = field(default_factory=list)  # the request's words it was scored on
     destroys: list[str] = field(default_factory=list)  # destructive words of the request it does not know
     ignores: list[str] = field(default_factory=list)  # values the request states that its plan would not use
     assignment: Assignment | None = None
@@ -110,6 +113,17 @@ def related(a: Candidate, b: Candidate, steps_of: dict[str, set[str]]) -> bool:
     return rule.kind == "rule" and tool.kind == "tool" and tool.name in steps_of.get(rule.name, set())
 
 
+def least_action(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str]]) -> Candidate:
+    """A recipe whose extra steps nothing asked for (`excess`) gives way to its own step that explains
+    the request as well and needs no more values: the plan that does what was asked, and no more."""
+    if best.kind != "rule" or not best.excess or best.plan is None:
+        return best
+    mine = steps_of.get(best.name, set())
+    fits = [c for c in ranked if c.kind == "tool" and c.name in mine and c.cov >= best.cov - 1e-9
+            and c.plan is not None and len(c.plan.missing) <= len(best.plan.missing)]
+    return max(fits, key=lambda c: c.score, default=best)
+
+
 def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decision:
     """Plan the best, ask between close or weak ones, or say nothing fits."""
     for c in candidates:
@@ -118,11 +132,11 @@ def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decisi
     if not ranked:
         words = sorted({w for c in candidates for w in c.destroys})
         return Decision("no_match", None, reason=f"nothing here does {', '.join(words)}" if words else "no candidate")
-    best = ranked[0]
+    best = least_action(ranked[0], ranked, steps_of)
     if best.cov < COV_MIN and not best.strong:
         return Decision("no_match", None, reason=f"the request is mostly unexplained (coverage {best.cov:.2f})")
     bar = WRITE_MIN if best.writes else READ_MIN
-    rivals = [c for c in ranked[1:] if not related(best, c, steps_of) and c.score >= ASK_MIN]
+    rivals = [c for c in ranked if c is not best and not related(best, c, steps_of) and c.score >= ASK_MIN]
     close = [c for c in rivals if best.score - c.score < CLOSE]
     if best.score >= bar or (best.strong and best.score >= ASK_MIN):
         if close and not best.strong:

@@ -71,9 +71,10 @@ assign grant revoke reset deliver mark write adjust bump reserve replace report 
 destroy truncate""".split())
 DESTRUCTIVE_CUES = frozenset(stem(w) for w in "delete remove purge wipe drop erase clear destroy truncate nuke".split())
 # Verbs that say only "make something" or "show me something": any write, any read explains them.
-GENERIC_WRITE = frozenset(stem(w) for w in """create make add new generate build spin open prepare produce give bump raise
-increase decrease lower comp hand issue""".split())
-GENERIC_READ = READ_CUES
+GENERIC_WRITE = frozenset([*(stem(w) for w in """create make add new generate build spin open prepare produce give bump
+raise increase decrease lower comp hand issue""".split()), "造", "建", "生", "成", "生成", "创", "创建", "新", "新建", "弄", "搞",
+                           "做", "开", "来", "办", "给"])
+GENERIC_READ = READ_CUES | frozenset(["查", "看", "查询", "查看", "看看", "查下", "多", "少", "多少"])
 
 
 def intent(text: str) -> int:

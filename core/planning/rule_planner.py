@@ -145,11 +145,29 @@ class RulePlanner:
                          if not any(s.start < e2 and s2 < s.end for s2, e2 in heard)]
             c.plan = self._plan_candidate(c, text, request, assignment, {}, None, lang)
             c.fill = 1 / (1 + len(c.plan.missing))
+            c.content = content
             out.append(c)
+        self._excess(out)
         if hits is None and not only:  # no retrieval (no index): rank by the request's own words instead
             for position, c in enumerate(sorted(out, key=lambda c: -(c.cov + c.core + c.lex))):
                 c.rank = 1 / (1 + position)
         return out
+
+    def _excess(self, candidates: list[Candidate]) -> None:
+        """A recipe that no trigger or state asked for, whose own steps include a tool explaining the
+        request as well as the recipe does ("造一笔数量为2的订单" is an order, not the coupon-order
+        recipe): its steps beyond one are unasked-for work."""
+        cov = {c.key: c.cov for c in candidates}
+        for c in candidates:
+            if c.kind != "rule" or c.trigger or c.state or c.plan is None:
+                continue
+            tools = [t for t in self.steps_of[c.name]]
+            best_tool = max((cov.get(candidate_key("tool", t), self.voc.lexicon.coverage(
+                c.content, candidate_key("tool", t), writes=self.writes[candidate_key("tool", t)])) for t in tools),
+                default=0.0)
+            if best_tool >= c.cov - 1e-9:
+                ran = [s for s in c.plan.steps if s.skipped is None]
+                c.excess = max(0, len(ran) - 1) / max(1, len(ran))
 
     @staticmethod
     def _single_action(best: Candidate, candidates: list[Candidate]) -> Candidate:
