@@ -112,7 +112,8 @@ class Extractor:
     def __init__(self, voc: Vocabulary) -> None:
         self.voc = voc
 
-    def assign(self, text: str, spans: list[Span], slots: Iterable[Slot]) -> Assignment:
+    def assign(self, text: str, spans: list[Span], slots: Iterable[Slot],
+               memo: dict[Any, Any] | None = None) -> Assignment:
         """{slot name: the value found}; one span feeds one slot name, strongest evidence first.
         Values the request states explicitly (a pattern or enum word) that fail their parameter
         are kept as refusals: the request said them, so they are never replaced by a default."""
@@ -121,7 +122,13 @@ class Extractor:
         refused_at: list[tuple[int, int]] = []
         for slot in slots:
             floor = FLOOR[slot.kind] if not (slot.kind == "unmapped" and slot.required) else LOOSE
-            valid, invalid = self._candidates(text, spans, slot)
+            key = (slot.name, slot.kind, tuple((t.tool_name, p.name) for t, p in slot.params), tuple(slot.owners))
+            if memo is not None and key in memo:  # the same slot in another candidate of this request
+                valid, invalid = memo[key]
+            else:
+                valid, invalid = self._candidates(text, spans, slot)
+                if memo is not None:
+                    memo[key] = (valid, invalid)
             for found in valid:
                 if found.score >= floor:
                     offers.append((found.score, -found.start, slot.name, found))

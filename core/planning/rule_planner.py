@@ -29,7 +29,7 @@ from core.planning.text import find_phrases, normalize, shingles
 from core.planning.typed import MISSING, validate
 from core.planning.vocabulary import Vocabulary, candidate_key, shape_fits
 
-ALL_CANDIDATES = 120
+ALL_CANDIDATES = 120  # a knowledge this small is scored whole; a larger one by what retrieval found
 LOOSE_TRIGGER = 0.6  # a trigger phrase found with one gap in it
 LOOSE_STATE = 0.6  # a state named by another form of its word  # a knowledge this small is scored whole; a larger one by what retrieval found
 _PICK = re.compile(r"^\s*(?:#|no\.?|第|option\s*)?\s*(\d{1,2})\s*(?:个|号|st|nd|rd|th)?\s*[.)。!！]?\s*$", re.I)
@@ -110,11 +110,12 @@ class RulePlanner:
         destroys = destructive(text)
         stated = {r for r in self.kn.rules if self.voc.state_hits(text, r)}  # rules whose state the text names
         stems = self.voc.lexicon.stems(masked)
+        memo: dict[object, object] = {}  # slot candidates, shared by the candidates of this request
         loosely = {r for r in self.kn.rules if r not in stated and self.voc.loose_state_hits(stems, r)}
         out = []
         for key in keys:
             kind, _, name = key.partition(":")
-            assignment = self.extractor.assign(text, spans, self.slots[key])
+            assignment = self.extractor.assign(text, spans, self.slots[key], memo)
             c = Candidate(kind, name, self.writes[key], assignment=assignment, alien=alien)  # type: ignore[arg-type]
             if kind == "rule":
                 c.trigger = 1.0 if name in triggered else LOOSE_TRIGGER if name in loose else 0.0
