@@ -238,6 +238,9 @@ class LocalService(BaseModel):
     command: list[str]
     health_url: str
     startup_timeout_s: float = 20.0
+    # The variable that sets its port (used in its command, health_url and the base_urls): stories
+    # and `contracts verify` start a private copy on a free port, never touching the user's data.
+    port_env: str | None = None
 
 
 class HttpHook(BaseModel):

@@ -7,10 +7,12 @@ import asyncio
 import sys
 from pathlib import Path
 
-from core.knowledge import load_knowledge
+from core.isolation import isolated
+from core.knowledge import Knowledge, load_knowledge
 from core.settings import Settings
 from core.stories.export import export_run
 from core.stories.loader import load_stories
+from core.stories.models import Story
 from core.stories.runner import StoryResult, StoryRunner
 
 
@@ -23,6 +25,8 @@ def add_parser(sub: argparse._SubParsersAction, common: object) -> None:  # type
         s = stories.add_parser(name, help=text)
         s.add_argument("--story", action="append", help="only these story ids (repeatable)")
         s.add_argument("--fixtures", type=Path, default=Path("tests/fixtures"), help="fixture root (default tests/fixtures)")
+        s.add_argument("--in-place", action="store_true",
+                       help="use the configured data dir and running services (default: a throw-away copy of both)")
     e = stories.add_parser("export", help="turn a stored run into a story and its fixture")
     e.add_argument("run_id")
     e.add_argument("--out", type=Path, help="story file to append to (default: <pack>/stories/exported.yaml)")
@@ -33,7 +37,7 @@ def add_parser(sub: argparse._SubParsersAction, common: object) -> None:  # type
 
 def print_result(r: StoryResult) -> None:
     mark = "✓" if r.ok else "✗"
-    print(f"{mark} {r.story_id}  {r.mode}  {r.seconds * 1000:.0f} ms" + (f"  → {r.fixture_path}" if r.fixture_path else ""))
+    print(f"{mark} {r.story_id}  {r.mode}  {r.seconds * 1000:.0f} ms" + (f"  → {r.fixture_path}" if r.fixture_path else "  (fixture unchanged)" if r.mode == "record" and r.ok else ""))
     for f in r.failures:
         print("    " + f.replace("\n", "\n    "))
 
@@ -55,6 +59,14 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if not chosen:
         print("no stories: write some in <pack>/stories/*.yaml (README, 'Stories')", file=sys.stderr)
         return 1
+    if args.in_place:
+        return _play(args, settings, knowledge, stories, chosen)
+    with isolated(settings, knowledge) as private:  # the user's sandbox and runs stay as they are
+        return _play(args, private, knowledge, stories, chosen)
+
+
+def _play(args: argparse.Namespace, settings: Settings, knowledge: Knowledge, stories: dict[str, Story],
+          chosen: list[Story]) -> int:
     assistant = None
     if args.stories_command == "record":  # replay never plans: no index, no embedder, no LLM client
         from core.assistant import Assistant

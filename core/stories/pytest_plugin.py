@@ -8,11 +8,13 @@ their folder is under the test paths.
 from __future__ import annotations
 
 import asyncio
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from core.isolation import isolated
 from core.knowledge import load_knowledge
 from core.settings import Settings
 from core.stories.loader import load_stories
@@ -20,6 +22,7 @@ from core.stories.models import Story
 from core.stories.runner import StoryResult, StoryRunner
 
 RUNNERS = pytest.StashKey[dict[Path, StoryRunner]]()
+WORLDS = pytest.StashKey[ExitStack]()  # the throw-away data dirs and services, closed at the end
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -27,10 +30,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--stories-fixtures", default="tests/fixtures", help="fixture root (default tests/fixtures)")
     group.addoption("--stories-live", action="store_true",
                     help="run stories live through the assistant and re-record their fixtures")
+    group.addoption("--stories-in-place", action="store_true",
+                    help="use the configured data dir and running services (default: a throw-away copy of both)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.stash[RUNNERS] = {}
+    config.stash[WORLDS] = ExitStack()
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -38,6 +44,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         runner.close()
         if runner.assistant is not None:
             runner.assistant.close()
+    if WORLDS in config.stash:
+        config.stash[WORLDS].close()
 
 
 def pytest_collect_file(parent: pytest.Collector, file_path: Path) -> pytest.Collector | None:
@@ -52,6 +60,8 @@ def runner_for(config: pytest.Config, pack_dir: Path) -> StoryRunner:
     if pack_dir not in runners:
         settings = Settings().with_overrides(knowledge=[pack_dir])
         knowledge = load_knowledge([pack_dir])
+        if not config.getoption("--stories-in-place"):  # the user's sandbox and runs stay as they are
+            settings = config.stash[WORLDS].enter_context(isolated(settings, knowledge))
         live = config.getoption("--stories-live")
         assistant = None
         if live:  # imported here: a plain pytest run in any project pays nothing for the assistant

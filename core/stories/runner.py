@@ -3,6 +3,7 @@ through the tool registry and executor: no planner, no LLM). Both check the same
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -120,6 +121,14 @@ async def check_step(n: int, expect: StoryStep, got: Outcome, db: TestDatabase |
 
 # ---------------------------------------------------------------------- the runner
 
+_STAMP = re.compile(r'"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})?"')
+
+
+def _content(fixture_json: str) -> str:
+    """A fixture with its timestamps blanked: what a re-recording must change to be written again."""
+    return _STAMP.sub('"<time>"', fixture_json)
+
+
 class StoryRunner:
     def __init__(self, knowledge: Knowledge, settings: Settings, stories: dict[str, Story], fixtures_dir: Path,
                  *, assistant: Assistant | None = None) -> None:
@@ -176,9 +185,11 @@ class StoryRunner:
                               knowledge_version=self.kn.version, planner=self.settings.planner,
                               environment=self.environment(story), steps=steps)
             path = self.fixture_path(story)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(fixture.model_dump_json(indent=2), encoding="utf-8")
-            result.fixture_path = path
+            text = fixture.model_dump_json(indent=2)
+            if not path.exists() or _content(path.read_text(encoding="utf-8")) != _content(text):
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")  # only a real change rewrites it
+                result.fixture_path = path
         return self._done(result, start)
 
     async def _live_steps(self, story: Story, db: TestDatabase | None) -> tuple[list[RecordedStep], list[str]]:

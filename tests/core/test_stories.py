@@ -103,6 +103,10 @@ def test_record_then_replay_round_trip_with_dependencies(settings: Settings, tmp
         for sid in ("shipped-order", "cancel-shipped-order-refused"):
             rec = asyncio.run(live.record(live.stories[sid]))
             assert rec.ok, rec.failures
+        first = (fixtures / "shop" / "shipped-order" / "pre.json").read_bytes()
+        again = asyncio.run(live.record(live.stories["shipped-order"]))  # same behaviour: no diff to review
+        assert again.ok and again.fixture_path is None
+        assert (fixtures / "shop" / "shipped-order" / "pre.json").read_bytes() == first
     finally:
         live.close()
         live.assistant.close()  # type: ignore[union-attr]
@@ -163,3 +167,31 @@ def test_plain_pytest_collects_stories_with_readable_failures(tmp_path: Path, sa
                          capture_output=True, text=True, timeout=300)
     assert "1 failed, 8 passed" in out.stdout, out.stdout[-3000:]
     assert "story shipped-order (replay) failed" in out.stdout and "stale fixture" in out.stdout
+
+
+def test_replay_and_contract_checks_leave_the_users_sandbox_and_runs_alone(tmp_path: Path,
+                                                                           sandbox: BackgroundServer) -> None:
+    import httpx
+
+    base = f"http://127.0.0.1:{sandbox.port}/pre"
+    mine = httpx.post(f"{base}/orders", json={"item_id": "123456", "buyer_id": "B2001", "quantity": 1}).json()
+    before = httpx.get(f"{base}/orders").json()["orders"]
+    project = httpx.get(f"http://127.0.0.1:{sandbox.port}/project/orders").json()["orders"]
+    home = tmp_path / "home"
+    env = {**os.environ, "SHOP_SANDBOX_PORT": str(sandbox.port), "DATASMITH_HOME": str(home)}
+    fixture_before = (FIXTURES / "shop" / "shipped-order" / "pre.json").read_bytes()
+    replay = subprocess.run([sys.executable, "-m", "core.cli", "stories", "replay", "--story", "shipped-order"],
+                            cwd=ROOT, env=env, capture_output=True, text=True, timeout=180)
+    assert replay.returncode == 0, replay.stdout + replay.stderr
+    verify = subprocess.run([sys.executable, "-m", "core.cli", "contracts", "verify", "--pack", "shop",
+                             "--env", "project", "--writes"],
+                            cwd=ROOT, env=env, capture_output=True, text=True, timeout=180)
+    assert " verified, 0 failed" in verify.stdout, verify.stdout + verify.stderr
+    # the order made before is still there and nothing the tests made landed in the user's shop
+    orders = httpx.get(f"{base}/orders").json()["orders"]
+    assert mine in orders and orders == before
+    assert httpx.get(f"http://127.0.0.1:{sandbox.port}/project/orders").json()["orders"] == project
+    assert not (home / "runs.sqlite3").exists() or "run" not in subprocess.run(
+        [sys.executable, "-m", "core.cli", "runs", "list"], cwd=ROOT, env=env, capture_output=True, text=True,
+        timeout=60).stdout
+    assert (FIXTURES / "shop" / "shipped-order" / "pre.json").read_bytes() == fixture_before
