@@ -22,7 +22,7 @@ STEP_BLOCK_BUDGET = 40  # blocks left for step lines after header, context and b
 VALUE_MAX = 120  # a longer field value means the full output goes into the file
 
 ICONS = {"succeeded": "✅", "failed": "❌", "paused": "⏸️", "skipped": "↷", "pending": "▫️", "running": "⏳",
-         "interrupted": "⚠️", "aborted": "🛑"}
+         "interrupted": "⚠️", "aborted": "🛑", "partial": "◐"}
 CJK = re.compile(r"[\u3400-\u9fff]")
 
 TEXT: dict[str, dict[str, str]] = {
@@ -34,6 +34,7 @@ TEXT: dict[str, dict[str, str]] = {
     "paused": {"zh": "⏸️ 在断点暂停", "en": "⏸️ Paused at a breakpoint"},
     "interrupted": {"zh": "⚠️ 运行被中断(进程重启)", "en": "⚠️ Interrupted (the process restarted)"},
     "aborted": {"zh": "🛑 已中止", "en": "🛑 Aborted"},
+    "partial": {"zh": "◐ 部分完成(有步骤被跳过)", "en": "◐ Partly done (a step was skipped)"},
     "needs_input": {"zh": "❓ 还需要一些信息", "en": "❓ I need a bit more"},
     "no_match": {"zh": "🤔 知识库里没有合适的工具或规则", "en": "🤔 Nothing in the knowledge fits"},
     "planned": {"zh": "📋 计划", "en": "📋 Plan"},

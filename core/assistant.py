@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 from core.contracts import check_plan, split_secrets
 from core.embedders import make_embedder
-from core.errors import EMPTY_REQUEST, FORBIDDEN, REQUEST_TOO_LONG, DatasmithError, InputError
+from core.errors import (
+    EMPTY_REQUEST,
+    FORBIDDEN,
+    REQUEST_TOO_LONG,
+    UNREADABLE_REQUEST,
+    DatasmithError,
+    InputError,
+)
 from core.execution import Executor, Progress, ResumeAction, RetryPolicy, error_info
 from core.knowledge import Knowledge, load_knowledge
 from core.llm.limiter import LeakyBucket, OnWait
@@ -88,6 +95,14 @@ class Assistant:
         if not text:
             raise InputError("the request is empty: say what data you need, e.g. an order in a given state",
                              message_zh="请求为空:请说明需要造什么数据,例如某个状态的订单", code=EMPTY_REQUEST)
+        if "\ufffd" in request.text:  # bytes that were not UTF-8 (see models.readable): never guess around them
+            at = request.text.index("\ufffd")
+            raise InputError(
+                f"the request is not readable text: character {at + 1} was a byte that is not UTF-8 (shown as �); "
+                "retype or re-paste it as plain text",
+                message_zh=f"请求第 {at + 1} 个字符不是可识别的文字(非 UTF-8 字节,显示为 �):请重新输入或以纯文本粘贴",
+                code=UNREADABLE_REQUEST,
+            )
         if len(request.text) > self.settings.max_request_chars:
             raise InputError(
                 f"the request is {len(request.text)} characters; the limit is {self.settings.max_request_chars}",
@@ -102,7 +117,7 @@ class Assistant:
         self.check_input(request)
         if hits is None:
             hits = self.retrieve(request.text)
-        return self.planner.plan(request, hits or None)
+        return self.planner.plan(request, hits or None).in_conversation(request)
 
     async def aplan(self, request: Request, *, on_wait: OnWait | None = None,
                     hits: Sequence[RetrievalHit] | None = None) -> tuple[Plan, str, LLMUsage]:
@@ -124,6 +139,7 @@ class Assistant:
                 plan.fallback = "DS-503: no LLM is configured (set DATASMITH_LLM_MODEL); the rule planner answered"
             else:
                 plan, usage = await self.llm.plan(request, hits or None, on_wait=on_wait, rule_plan=plan)
+        plan = plan.in_conversation(request)
         if not self._holds_pii(plan):  # PII stays out of the cache's files
             self.cache.put(key, plan)
         return plan, "bypass" if request.bypass_cache else "miss", usage
@@ -143,7 +159,7 @@ class Assistant:
 
     def gate(self, plan: Plan, request: Request) -> None:
         """Contracts and permissions, before anything runs."""
-        check_plan(self.knowledge.tools, plan)
+        check_plan(self.knowledge.tools, plan, request.text)
         self._check_scope(plan, request)
         if not self.may_write(plan, request.user):
             raise InputError(

@@ -10,6 +10,7 @@ import argparse
 import asyncio
 import json
 import logging
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from core import render
 from core.errors import DatasmithError, InputError
 from core.evaluation import evaluate, load_cases
-from core.models import Request, RunRecord, StepRun
+from core.models import Request, RunRecord, StepRun, utcnow
 from core.output_contract import checked
 from core.settings import Settings
 from core.stories import cli as stories_cli
@@ -116,22 +117,40 @@ def _requests(arg: str) -> Iterator[str]:
     if arg != "-":
         yield arg
         return
-    for line in sys.stdin:
-        yield line.rstrip("\r\n")
+    # Bytes, decoded here: a line that is not UTF-8 becomes one DS-106 answer (models.readable),
+    # whatever the locale says stdin is
+    for raw in sys.stdin.buffer:
+        yield raw.decode("utf-8", "surrogateescape").rstrip("\r\n")
 
 
 def _emit(data: dict[str, Any]) -> None:
     print(json.dumps(data, ensure_ascii=False, default=str), flush=True)
 
 
-def _stderr_progress(run: RunRecord, step: StepRun) -> None:
-    done = sum(s.status in ("succeeded", "skipped", "failed", "paused") for s in run.steps)
-    print(f"  [{done}/{len(run.steps)}] {step.tool_name}: {step.status}", file=sys.stderr, flush=True)
+class StderrProgress:
+    """`[finished/total] tool: status` per step change. Counted from the changes shown, not read off
+    the run: steps that end together are announced one by one, so the count rises by one per line
+    that says a step finished, and a step's own lines never disagree."""
+
+    ENDED = ("succeeded", "skipped", "failed")
+
+    def __init__(self) -> None:
+        self._since = utcnow()
+        self._finished: dict[str, set[int]] = {}
+
+    def __call__(self, run: RunRecord, step: StepRun) -> None:
+        if run.run_id not in self._finished:  # a resumed run: what ended before this command counts
+            self._finished[run.run_id] = {s.step_id for s in run.steps if s.status in self.ENDED
+                                          and s.ended_at is not None and s.ended_at < self._since}
+        finished = self._finished[run.run_id]
+        if step.status in self.ENDED:
+            finished.add(step.step_id)
+        print(f"  [{len(finished)}/{len(run.steps)}] {step.tool_name}: {step.status}", file=sys.stderr, flush=True)
 
 
 def cmd_plan_or_ask(args: argparse.Namespace, assistant: Assistant) -> None:
     execute = args.command == "ask"
-    progress = None if args.json else _stderr_progress
+    progress = None if args.json else StderrProgress()
 
     async def one(text: str) -> None:
         request = Request(text=text, environment=args.env, user=args.user, surface="cli", planner=args.planner,
@@ -191,7 +210,7 @@ def cmd_runs(args: argparse.Namespace, assistant: Assistant) -> None:
         if args.json:
             _emit({"runs": [r.model_dump(mode="json") for r in rows]})
         else:
-            print(render.runs_table(rows))
+            print(render.runs_table(rows, {"status": args.status, "user": args.user}))
     elif args.runs_command == "show":
         run = store.get(args.run_id)
         if args.json:
@@ -200,7 +219,7 @@ def cmd_runs(args: argparse.Namespace, assistant: Assistant) -> None:
             print(render.run_text(run))
     else:
         report = asyncio.run(assistant.resume(args.run_id, args.action, by=args.user, force=args.force,
-                                              progress=None if args.json else _stderr_progress))
+                                              progress=None if args.json else StderrProgress()))
         if report.error and report.run is None:
             raise InputError(report.error.message, code=report.error.code)
         if args.json:
@@ -288,6 +307,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("datasmith: interrupted; runs in flight are marked interrupted at the next start", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader left (`| head`): every answer so far is recorded; stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit's flush
+        print("datasmith: output closed by the reader; stopped (runs so far are in `runs list`)", file=sys.stderr)
+        return 141
     except Exception as exc:  # the outer boundary: a bug of ours, said in one line
         print(f"datasmith: DS-500 internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1

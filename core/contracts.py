@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from core.errors import ContractError
+from core.errors import VALUE_REFUSED, ContractError, InputError
 from core.models import Plan, StepRef, ToolSpec
 
 REDACTED = "***"
@@ -92,9 +93,12 @@ def check_output(tool: ToolSpec, output: Any, *, step_id: Any = None) -> None:
         )
 
 
-def check_plan(tools: dict[str, ToolSpec], plan: Plan) -> None:
+def check_plan(tools: dict[str, ToolSpec], plan: Plan, text: str = "") -> None:
     """The gate before anything runs: every literal argument of every step that will run must
-    satisfy its tool's schema, so a bad value fails the plan, not step 5 after 4 writes."""
+    satisfy its tool's schema, so a bad value fails the plan, not step 5 after 4 writes. A bad value
+    the requester stated (the rule planner's recorded source is the request; for the LLM, whose
+    sources are claims, the value appears in `text`) is their input error (DS-107), not the
+    pack's (DS-303)."""
     for step in plan.steps:
         if step.skipped:
             continue
@@ -105,13 +109,32 @@ def check_plan(tools: dict[str, ToolSpec], plan: Plan) -> None:
         schema = parameters_schema(tool)
         schema["required"] = [r for r in schema["required"] if r not in refs]
         literal = {k: v for k, v in step.arguments.items() if k not in refs}
-        problems = _problems(Draft202012Validator(schema), literal)
+        validator = Draft202012Validator(schema)
+        said = [(str(e.path[0]), e.message) for e in validator.iter_errors(literal)
+                if e.path and _stated(step.sources.get(str(e.path[0])) if plan.planner != "llm" else None,
+                                      literal.get(str(e.path[0])), text)]
+        if said:  # the requester's own value (an LLM or a follow-up put it there): theirs to change
+            name, why = said[0]
+            param = tool.param(name)
+            label = f"{param.description} ({name})" if param is not None and param.description else name
+            raise InputError(
+                f"the value you gave for {label}, {literal[name]!r}, is not allowed: {why}; say another value",
+                message_zh=f"你给的 {label} 的值 {literal[name]!r} 不可用:{why};请换一个值",
+                code=VALUE_REFUSED)
+        problems = _problems(validator, literal)
         if problems:
             raise ContractError(
                 f"step {step.step_id} ({tool.tool_name}): " + "; ".join(problems),
                 message_zh=f"第 {step.step_id} 步 ({tool.tool_name}) 的参数不合法: " + "; ".join(problems),
                 step_id=step.step_id,
             )
+
+
+def _stated(source: str | None, value: Any, text: str) -> bool:
+    if source is not None:
+        return source in ("request", "conversation")
+    said = str(value).strip()
+    return bool(said) and bool(re.search(rf"(?<![0-9A-Za-z.]){re.escape(said)}(?![0-9A-Za-z.])", unicodedata.normalize("NFKC", text)))
 
 
 def split_secrets(plan: Plan, tools: dict[str, ToolSpec], text: str) -> tuple[Plan, str, list[list[Any]]]:
@@ -131,7 +154,10 @@ def split_secrets(plan: Plan, tools: dict[str, ToolSpec], text: str) -> tuple[Pl
                 args[name] = REDACTED
         steps.append(step.model_copy(update={"arguments": args}))
     known = {k: (REDACTED if any(v == s[2] for s in secrets) else v) for k, v in plan.known.items()}
-    return plan.model_copy(update={"steps": steps, "known": known}), text, secrets
+    turns = list(plan.conversation)
+    for _, _, value in secrets:
+        turns = [redact_text(t, str(value)) for t in turns]
+    return plan.model_copy(update={"steps": steps, "known": known, "conversation": turns}), text, secrets
 
 
 def redact_text(text: str, value: str) -> str:

@@ -160,6 +160,8 @@ EMPTY_REQUEST = "DS-101"
 REQUEST_TOO_LONG = "DS-102"
 UNKNOWN_ENVIRONMENT = "DS-103"
 RUN_NOT_FOUND = "DS-104"
+UNREADABLE_REQUEST = "DS-106"
+VALUE_REFUSED = "DS-107"  # a value the requester stated breaks its parameter (theirs to change)
 NO_MATCH = "DS-202"
 NEEDS_INPUT = "DS-203"
 FORBIDDEN = "DS-204"
@@ -169,7 +171,8 @@ LLM_RATE_LIMITED = "DS-402"  # the provider said 429 after our retries
 LLM_UNAVAILABLE = "DS-503"  # the provider failed (5xx, timeout, connection): rule planner answered
 STEP_LEFT_UNRUN = "DS-305"
 ABORTED = "DS-306"
-OUTCOME_UNKNOWN = "DS-307"  # a write may or may not have happened: a human checks before it is repeated
+OUTCOME_UNKNOWN = "DS-307"
+NOT_REACHED = "DS-308"  # a run ended with a step a human skipped: its goal is not confirmed  # a write may or may not have happened: a human checks before it is repeated
 
 
 class Entry:
@@ -198,6 +201,11 @@ CATALOGUE: dict[str, Entry] = {e.code: e for e in [
     Entry("DS-104", "run not found", "找不到运行", "check the run id (`runs list`)", "核对运行 id(runs list)"),
     Entry("DS-105", "the run does not allow this now", "运行当前状态不允许该操作",
           "only paused or interrupted runs can be resumed", "只有暂停或中断的运行可以恢复"),
+    Entry("DS-106", "the request is not readable text", "请求包含无法识别的字符",
+          "part of it was bytes that are not UTF-8 (shown as �): retype or re-paste it as plain text",
+          "其中有非 UTF-8 的字节(显示为 �):请重新输入或以纯文本粘贴"),
+    Entry("DS-107", "a value you gave is not allowed", "你给的值不可用",
+          "say another value; the message names the parameter and its rule", "换一个值;报错里写明了参数和规则"),
     Entry("DS-200", "knowledge problem", "知识库问题", "ask a maintainer to check the pack", "请维护者检查知识包"),
     Entry("DS-201", "a pack breaks the format", "知识包格式错误",
           "fix the file, rule/tool and step the message names", "按报错中的文件、规则/工具和步骤修正"),
@@ -230,6 +238,9 @@ CATALOGUE: dict[str, Entry] = {e.code: e for e in [
     Entry("DS-307", "a write may already have happened", "写操作可能已经执行",
           "check the system; then retry anyway (--force / Retry anyway), skip the step if it happened, or abort",
           "先到系统里核实;确认没执行再强制重试(--force / 仍然重试),已执行则跳过该步,或中止"),
+    Entry("DS-308", "the run ended without reaching its goal", "运行结束但未确认达到目标",
+          "a step was skipped by hand: check the system; ask again for a new run if the data is needed",
+          "有步骤被人工跳过:请到系统里核实;如仍需要数据,请重新发起"),
     Entry("DS-400", "a limit was hit", "触达限制", "try again later", "稍后再试"),
     Entry("DS-401", "rate limited (LLM queue)", "LLM 调用限流", "try again in a few seconds", "几秒后再试"),
     Entry("DS-402", "the LLM provider is rate limiting", "LLM 服务限流",

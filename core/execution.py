@@ -28,6 +28,7 @@ from core.contracts import (
 from core.dag import Countdown
 from core.errors import (
     ABORTED,
+    NOT_REACHED,
     OUTCOME_UNKNOWN,
     STEP_LEFT_UNRUN,
     DatasmithError,
@@ -37,7 +38,18 @@ from core.errors import (
 )
 from core.expressions import condition_holds, search
 from core.knowledge import Knowledge
-from core.models import ErrorInfo, Plan, PlanStep, Request, RunRecord, StepId, StepRef, StepRun, utcnow
+from core.models import (
+    TERMINAL_RUN,
+    ErrorInfo,
+    Plan,
+    PlanStep,
+    Request,
+    RunRecord,
+    StepId,
+    StepRef,
+    StepRun,
+    utcnow,
+)
 from core.runstore import RunStore, StepChange
 from core.tools.base import Target
 
@@ -45,6 +57,7 @@ Progress = Callable[[RunRecord, StepRun], Awaitable[None] | None]
 SECRETS = "__secrets__"  # the vars key of a run's PII arguments
 DONE = frozenset({"succeeded", "skipped"})
 ResumeAction = Literal["retry", "skip", "abort"]
+SKIPPED_BY = "skipped by"  # a step a human skipped at a breakpoint (the run cannot confirm its goal)
 
 
 class Invoker:
@@ -134,7 +147,7 @@ class Executor:
             return run
         for step in stopped:
             if action == "skip":
-                step.status, step.skip_reason, step.ended_at = "skipped", f"skipped by {by or 'a user'}", utcnow()
+                step.status, step.skip_reason, step.ended_at = "skipped", f"{SKIPPED_BY} {by or 'a user'}", utcnow()
             else:
                 step.status, step.error = "pending", None
             self.store.update_step(run_id, step)
@@ -265,8 +278,7 @@ class Executor:
             changes.append(StepChange(state[sid], "step_started", {"arguments": state[sid].arguments}))
         return starting, stop
 
-    @staticmethod
-    def _conclude(run: RunRecord) -> None:
+    def _conclude(self, run: RunRecord) -> None:
         statuses = {s.status for s in run.steps}
         if "failed" in statuses:
             run.status = "failed"
@@ -274,6 +286,8 @@ class Executor:
         elif "paused" in statuses:
             run.status = "paused"
             run.error = next(s for s in run.steps if s.status == "paused").error
+        elif statuses <= DONE and (by_hand := [s for s in run.steps if (s.skip_reason or "").startswith(SKIPPED_BY)]):
+            run.status, run.error = "partial", self._not_reached(run, by_hand)
         elif statuses <= DONE:
             run.status = "succeeded"
         else:
@@ -369,6 +383,24 @@ class Executor:
         return StepChange(step, f"step_{status}", {"attempts": step.attempts, "code": error.code if error else None},
                           var=var, save=status == "succeeded")
 
+    def _not_reached(self, run: RunRecord, by_hand: list[StepRun]) -> ErrorInfo:
+        """Why a run whose steps all ended is not `succeeded`: which step a human skipped, the goal it
+        leaves unconfirmed and the last state a step did confirm (from the rule's reaches_state)."""
+        rule = self.kn.rules.get(run.plan.rule or "")
+        reached = None
+        for step in run.steps:
+            spec = rule.step(step.step_id) if rule else None
+            if step.status == "succeeded" and spec is not None and spec.reaches_state is not None:
+                reached = spec.reaches_state.name
+        skipped = ", ".join(f"step {s.step_id} ({s.tool_name})" for s in by_hand)
+        goal = f"the state `{run.plan.target_state}`" if run.plan.target_state else "its goal"
+        last = f"; the last state confirmed is `{reached}`" if reached else "; no step confirmed a state"
+        last_zh = f";最后确认的状态是「{reached}」" if reached else ";没有步骤确认过状态"
+        goal_zh = f"目标状态「{run.plan.target_state}」" if run.plan.target_state else "目标"
+        return ErrorInfo(code=NOT_REACHED, trace_id=run.trace_id,
+                         message=f"{skipped} was skipped by hand, so the run did not confirm {goal}{last}",
+                         message_zh=f"{skipped} 被人工跳过,运行未确认达到{goal_zh}{last_zh}")
+
     def _finish(self, run: RunRecord) -> None:
-        self.store.finish_run(run, clear_vars=run.status in ("succeeded", "failed", "aborted"))
+        self.store.finish_run(run, clear_vars=run.status in TERMINAL_RUN)
         self._secrets.pop(run.run_id, None)

@@ -366,6 +366,8 @@ class Plan(BaseModel):
     choices: list[PlanChoice] = Field(default_factory=list)  # needs_input: the candidates the question offers
     pending_text: str | None = None  # needs_input with choices: the request the question is about
     language: Literal["zh", "en"] | None = None  # the conversation's language (questions follow it)
+    # A conversation of several turns (a question was asked): its user messages so far, this one last
+    conversation: list[str] = Field(default_factory=list)
     confident: bool = Field(default=False, exclude=True)  # rule planner: matched by trigger/state/example
 
     def step(self, step_id: StepId) -> PlanStep | None:
@@ -376,7 +378,19 @@ class Plan(BaseModel):
         data = self.model_dump(mode="json")
         head = {k: data.pop(k) for k in ("status", "rule", "environment", "steps", "missing", "question")}
         data["choices"] = [c.model_dump(exclude_none=True) for c in self.choices]
+        if not data["conversation"]:  # one-turn answers keep their shape
+            del data["conversation"]
         return {**head, **data}
+
+    def in_conversation(self, request: Request) -> Plan:
+        """This plan with the conversation it belongs to, when it has more than one turn or may get
+        one (a question): the thread's messages travel with the pending plan, so a run that answers a
+        question can be told and exported whole."""
+        if request.previous is None and self.status != "needs_input":
+            return self
+        earlier = request.previous.conversation if request.previous and request.previous.conversation else \
+            ([request.previous.pending_text] if request.previous and request.previous.pending_text else [])
+        return self.model_copy(update={"conversation": [*earlier, request.text]})
 
 
 # --------------------------------------------------------------------------- running
@@ -384,8 +398,9 @@ class Plan(BaseModel):
 StepStatus = Literal["pending", "running", "succeeded", "failed", "skipped", "paused", "interrupted"]
 RunStatus = Literal[
     "pending", "running", "succeeded", "failed", "paused", "aborted", "interrupted", "awaiting_confirmation",
+    "partial",  # every step ended, but one a human skipped stood between the run and its goal
 ]
-TERMINAL_RUN = frozenset({"succeeded", "failed", "aborted"})
+TERMINAL_RUN = frozenset({"succeeded", "failed", "aborted", "partial"})
 
 
 class ErrorInfo(BaseModel):
@@ -418,6 +433,15 @@ class Scope(BaseModel):
     environments: list[str] | None = None
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def readable(value: Any) -> Any:
+    """Text with bytes that were not UTF-8 (lone surrogates: Python's escape for them in argv and
+    stdin, or a JSON `\\udcff`) as U+FFFD: nothing downstream (JSON, SQLite) can store a surrogate."""
+    return _LONE_SURROGATE.sub("\ufffd", value) if isinstance(value, str) else value
+
+
 class Request(BaseModel):
     """One user request, from any surface."""
 
@@ -431,6 +455,9 @@ class Request(BaseModel):
     scope: Scope | None = None
     planner: Literal["auto", "rules", "llm"] | None = None  # None = the configured planner
     bypass_cache: bool = False
+
+    _readable = field_validator("text", "user", "channel", "thread", "surface", "environment", mode="before")(
+        lambda v: readable(v))
 
 
 class RunRecord(BaseModel):
@@ -485,8 +512,7 @@ class RunReport(BaseModel):
     def spec_json(self, *, with_run: bool) -> dict[str, Any]:
         # The spec's status is planned | needs_input | no_match: an input error is a no_match whose
         # question is the error's message, with the error itself under the (ext.) `error` key.
-        plan = self.plan or Plan(status="no_match", question=self.error.message_zh or self.error.message
-                                 if self.error else None)
+        plan = self.plan or Plan(status="no_match", question=self._error_words())
         data: dict[str, Any] = plan.spec_json()
         if with_run:
             data["run"] = run_json(self.run) if self.run else None
@@ -496,6 +522,16 @@ class RunReport(BaseModel):
         if self.usage is not None and self.usage.calls:
             data["usage"] = self.usage.model_dump(mode="json")
         return data
+
+
+    def _error_words(self) -> str | None:
+        """The input error in the request's language (English when it is mostly ASCII)."""
+        if self.error is None:
+            return None
+        from core.planning.text import mostly_ascii
+
+        english = bool(self.request.text.strip()) and mostly_ascii(self.request.text)
+        return self.error.message if english or not self.error.message_zh else self.error.message_zh
 
 
 def run_json(run: RunRecord) -> dict[str, Any]:

@@ -20,7 +20,7 @@ RANGES: dict[str, tuple[int, timedelta]] = {
     "last 7 days": (13, timedelta(days=7)),       # per hour
     "last 30 days": (10, timedelta(days=30)),     # per day
 }
-FAILED_RUN = ("failed", "aborted", "paused", "interrupted")
+FAILED_RUN = ("failed", "aborted", "paused", "interrupted", "partial")
 
 
 class Bucket(BaseModel):
@@ -80,7 +80,7 @@ def overview(store: RunStore, range_label: str = "last 24 hours", *, now: dateti
     iso = since.isoformat()
     rows = store.read(
         "SELECT substr(at, 1, ?) AS b, COUNT(*) AS n, SUM(status = 'succeeded') AS ok,"
-        " SUM(status IN ('failed', 'aborted', 'error')) AS bad, SUM(cache = 'hit') AS hits,"
+        " SUM(status IN ('failed', 'aborted', 'partial', 'error')) AS bad, SUM(cache = 'hit') AS hits,"
         " SUM(cache IN ('hit', 'miss')) AS lookups, SUM(llm_calls) AS calls, SUM(prompt_tokens) AS pt,"
         " SUM(completion_tokens) AS ct, SUM(cost_usd) AS cost FROM requests WHERE at >= ? GROUP BY b ORDER BY b",
         (width, iso))

@@ -2,7 +2,8 @@
 gets the same plan without retrieval or an LLM call.
 
 Key = hash(normalised request, environment, planner, knowledge version, prompt version, model,
-the open question it answers). A plan is kept 30 min; a plan the LLM failed to make (the
+the open question it answers, the planner's own code): an upgrade never serves a plan an older
+planner made. A plan is kept 30 min; a plan the LLM failed to make (the
 fallback answered) 2 min, so a broken provider is not hammered yet recovers soon.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from functools import cache
 from pathlib import Path
 
 import diskcache
@@ -17,6 +19,15 @@ import diskcache
 from core.llm.prompts import PROMPT_VERSION
 from core.models import Plan, Request
 from core.planning.text import normalize
+
+
+@cache
+def planner_fingerprint() -> str:
+    """A digest of the planning code (read once per process)."""
+    digest = hashlib.sha256()
+    for path in sorted((Path(__file__).parent / "planning").glob("*.py")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 class PlanCache:
@@ -33,7 +44,7 @@ class PlanCache:
         prev = request.previous.model_dump_json() if request.previous else None
         scope = request.scope.model_dump_json() if request.scope else None
         raw = json.dumps([normalize(request.text), request.environment, planner, knowledge_version, PROMPT_VERSION,
-                          model, prev, scope], ensure_ascii=False)
+                          model, prev, scope, planner_fingerprint()], ensure_ascii=False)
         return "plan:" + hashlib.sha256(raw.encode()).hexdigest()
 
     def get(self, key: str) -> Plan | None:

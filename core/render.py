@@ -62,6 +62,8 @@ def run_text(run: RunRecord) -> str:
         lines.append(f"  breakpoint: resume with `datasmith runs resume {run.run_id} --action retry|skip|abort`")
     if run.status == "interrupted":
         lines.append(f"  interrupted: resume with `datasmith runs resume {run.run_id} --action retry|skip|abort`")
+    if run.status == "partial" and run.error:
+        lines.append(f"  partial: {run.error.message}")
     return "\n".join(lines)
 
 
@@ -94,9 +96,13 @@ def index_text(d: dict[str, Any]) -> str:
             f"{d['added']} embedded, {d['removed']} removed, {d['unchanged']} unchanged")
 
 
-def runs_table(rows: list[RunSummary]) -> str:
+def runs_table(rows: list[RunSummary], filters: dict[str, Any] | None = None) -> str:
+    used = {k: v for k, v in (filters or {}).items() if v}
+    if not rows and used:
+        said = ", ".join(f"{k} {v}" for k, v in used.items())
+        return f"no runs match the filter ({said}); `datasmith runs list` without it shows all"
     if not rows:
-        return "no runs yet: try `datasmith ask \"给商品id为123456的商品生成一笔退货退款的订单\"`"
+        return "no runs yet: `datasmith ask \"<a request>\"` makes one (see `datasmith ask --help`)"
     lines = [f"{'run':12}  {'status':12}  {'when':19}  {'rule/tool':22}  request"]
     for r in rows:
         lines.append(f"{r.run_id:12}  {r.status:12}  {r.created_at:%Y-%m-%d %H:%M:%S}  "

@@ -18,7 +18,8 @@ store = a.store
 st.title("🏃 Runs")
 
 f1, f2, f3, f4, f5 = st.columns(5)
-status = f1.selectbox("Status", ["any", "succeeded", "failed", "paused", "aborted", "interrupted", "running"],
+status = f1.selectbox("Status", ["any", "succeeded", "partial", "failed", "paused", "aborted", "interrupted",
+                                      "running"],
                       key="rn_status")
 surface = f2.selectbox("Surface", ["any", "slack", "cli", "console"], key="rn_surface")
 user = f3.text_input("User", key="rn_user")

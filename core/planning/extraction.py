@@ -87,7 +87,9 @@ def rule_slots(rule: RuleSpec, kn: Knowledge) -> list[Slot]:
             else:
                 name, kind = mapping.value, "input" if mapping.source == "initial_query" else "defaults"
             slot = slots.setdefault((name, kind), Slot(name, [], kind, owners=[rule.rule_name]))  # type: ignore[arg-type]
-            slot.params.append((tool, param))
+            # each distinct parameter once: a chain of 100 steps of one tool feeds one 100 times
+            if not any(t.tool_name == tool.tool_name and p.name == param.name for t, p in slot.params):
+                slot.params.append((tool, param))
             slot.required = slot.required or param.required
             if tool.tool_name not in slot.owners:
                 slot.owners.append(tool.tool_name)
@@ -297,16 +299,17 @@ class Extractor:
         """Typed spans whose kind the parameter (its schema, name, description or examples) expects."""
         out: list[Found] = []
         shapes = [self.voc.shapes[k] for k in keys if k in self.voc.shapes]
+        implied = [_implied(p) for _, p in slot.params]
         for span in spans:
-            best = max((self._affinity(span, _implied(p), shapes) for _, p in slot.params), default=0.0)
-            if best <= 0 and not any(_kind_fits(span, p) and _named_before(text, span.start, p)
-                                     for _, p in slot.params):
+            best = max((self._affinity(span, p, shapes) for p in implied), default=0.0)
+            named = any(_kind_fits(span, p) and _named_before(text, span.start, p) for _, p in slot.params)
+            if best <= 0 and not named:
                 continue
             left = _left_word(text, span.start)
             if left and any(left in s.lefts for s in shapes):
                 best += LEFT_BONUS
             how = f"span:{span.kind}"
-            if any(_kind_fits(span, p) and _named_before(text, span.start, p) for _, p in slot.params):
+            if named:
                 best, how = max(best, CONTEXT), "named"  # "quantity 0", "数量为2": said for this parameter
             out.append(Found(span.value, span.start, span.end, how, best))
         return out
@@ -418,10 +421,17 @@ def _kind_fits(span: Span, param: ParamSpec) -> bool:
 
 def _named_before(text: str, start: int, param: ParamSpec) -> bool:
     """Whether the words right before a value name this parameter ("quantity 0", "数量为2")."""
-    window = _CONNECTOR.sub("", text[max(0, start - 24):start]).lower()
+    window = _window_before(text[max(0, start - 24):start])
     return bool(window) and window.endswith(_param_names(param.name, param.description or ""))
 
 
+@lru_cache(maxsize=8192)
+def _window_before(window: str) -> str:
+    """The words before a value without connectors (asked once per value, not per parameter)."""
+    return _CONNECTOR.sub("", window).lower()
+
+
 def _left_word(text: str, start: int) -> str | None:
-    m = re.search(r"([A-Za-z]+|[\u3400-\u9fff]{1,2})[\s:：=#]*$", text[:start])
+    # a bounded window: a $-anchored search over the whole prefix is quadratic in long requests
+    m = re.search(r"([A-Za-z]+|[\u3400-\u9fff]{1,2})[\s:：=#]*$", text[max(0, start - 48):start])
     return m.group(1).lower() if m else None

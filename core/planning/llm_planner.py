@@ -17,7 +17,7 @@ from jsonschema import Draft202012Validator
 
 from core.contracts import check_plan
 from core.dag import ancestors
-from core.errors import LLM_PLAN_INVALID, ContractError, DatasmithError
+from core.errors import LLM_PLAN_INVALID, ContractError, DatasmithError, InputError
 from core.knowledge import Knowledge
 from core.llm.client import LLMClient, Usage
 from core.llm.limiter import OnWait
@@ -140,7 +140,7 @@ def _build(data: dict[str, Any], kn: Knowledge, request: Request) -> tuple[Plan,
     if status == "planned":
         try:
             check_plan(kn.tools, plan)
-        except ContractError as exc:
+        except (ContractError, InputError) as exc:  # a refused value, whoever stated it: the repair round
             return plan, [exc.message]
     return plan, []
 

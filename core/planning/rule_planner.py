@@ -483,12 +483,16 @@ class RulePlanner:
     def _carried(self, rule: RuleSpec, keep: set[StepId], known: dict[str, Any]) -> dict[StepId, dict[str, Any]]:
         """Step-output parameters whose value the request itself states (validated as that parameter)."""
         carried: dict[StepId, dict[str, Any]] = {}
+        # A value the rule routes into its own steps is the chain's input, not a replacement for a
+        # step's output that happens to share its name (a counter fed on from step to step).
+        inputs = {m.value for s in rule.dag_definition if s.step_id in keep
+                  for m in s.parameter_mapping.values() if m.source == "initial_query"}
         for spec in rule.dag_definition:
             if spec.step_id not in keep:
                 continue
             tool = self.kn.tools[spec.tool_name]
             for pname, mapping in spec.parameter_mapping.items():
-                if mapping.source != "step_output" or pname not in known:
+                if mapping.source != "step_output" or pname not in known or pname in inputs:
                     continue
                 value = validate(known[pname], tool.param(pname))  # type: ignore[arg-type]
                 if value is not MISSING:

@@ -57,3 +57,29 @@ def test_every_error_code_in_the_code_is_in_the_catalogue_in_both_languages() ->
     for entry in CATALOGUE.values():
         assert entry.en and entry.zh and entry.hint_en and entry.hint_zh and re.search(r"[\u4e00-\u9fff]", entry.zh)
     assert describe("DS-399") == describe("DS-300")  # a new code in a family still renders
+
+
+@pytest.mark.parametrize("sources", [{"quantity": "request"}, {}])  # the rule planner's record; the LLM's none
+def test_a_refused_value_the_requester_stated_is_their_error_not_the_packs(shop_assistant: Assistant,
+                                                                         sources: dict[str, str]) -> None:
+    """A plan (an LLM's, a replayed one) carrying the requester's own invalid value: DS-107 in their
+    words, naming the parameter — not DS-303 'ask a maintainer to fix the pack'. Nothing runs."""
+    from core.models import Plan, PlanStep
+
+    plan = Plan(status="planned", tool="create_order", pack="shop", environment="pre", steps=[PlanStep(
+        step_id=1, tool_name="create_order", sources=sources,
+        arguments={"item_id": "123456", "buyer_id": "B2001", "quantity": 0})])
+    report = asyncio.run(shop_assistant.execute(Request(text="给商品123456下一单,数量为0"), plan))
+    assert report.error is not None and report.error.code == "DS-107" and report.run is None
+    assert "quantity" in report.error.message_zh and "0" in report.error.message_zh
+    assert shop_assistant.store.list() == []
+
+
+def test_a_refused_value_nobody_stated_is_still_the_packs_contract_error(shop_assistant: Assistant) -> None:
+    from core.models import Plan, PlanStep
+
+    plan = Plan(status="planned", tool="create_order", pack="shop", environment="pre", steps=[PlanStep(
+        step_id=1, tool_name="create_order", sources={"quantity": "defaults"},
+        arguments={"item_id": "123456", "buyer_id": "B2001", "quantity": 0})])
+    report = asyncio.run(shop_assistant.execute(Request(text="给商品123456下一单"), plan))
+    assert report.error is not None and report.error.code == "DS-303"

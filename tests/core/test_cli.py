@@ -14,7 +14,7 @@ import pytest
 
 from core.services import healthy
 from sandbox.server import BackgroundServer, free_port
-from tests.conftest import SHOP
+from tests.conftest import SHOP, write_pack
 
 ROOT = Path(__file__).parents[2]
 
@@ -111,12 +111,64 @@ def test_runs_show_and_resume_errors(home: Path) -> None:
     assert out.returncode == 1 and "DS-104" in out.stderr
 
 
+def test_an_empty_filter_says_so_and_an_empty_store_says_how_to_start(tmp_path: Path) -> None:
+    empty = datasmith("runs", "list", home=tmp_path / "fresh")
+    assert empty.returncode == 0 and empty.stdout.startswith("no runs yet") and "datasmith ask" in empty.stdout
+    pack = write_pack(tmp_path / "fan", FAN)
+    assert datasmith("ask", "--knowledge", str(pack), "work piece 3", home=tmp_path / "fresh").returncode == 0
+    paused = datasmith("runs", "list", "--status", "paused", home=tmp_path / "fresh")
+    assert paused.stdout.startswith("no runs match the filter (status paused)")
+    assert "work piece 3" in datasmith("runs", "list", home=tmp_path / "fresh").stdout
+
+
 def test_human_output_shows_each_steps_state(home: Path, sandbox: BackgroundServer) -> None:
     env = {"SHOP_SANDBOX_PORT": str(sandbox.port)}
     out = datasmith("ask", "--knowledge", str(SHOP), "给商品123456造一笔已发货的订单", home=home, env=env)
     assert out.returncode == 0, out.stderr
     states = [line.split("status=")[1].split(",")[0] for line in out.stdout.splitlines() if "status=" in line]
     assert states == ["created", "paid", "shipped"]
+
+
+FAN = {
+    "pack.yaml": "name: fan\nenvironments: {default: dev, dev: {}}\n",
+    "fan_tools.py": "import time\n\ndef work(n: int) -> dict:\n    time.sleep(0.05)\n    return {'n': n}\n",
+    "tools/work.yaml": """
+        tool_name: work
+        description: do a piece of work
+        parameters: [{name: n, type: integer, required: true, description: the piece}]
+        examples: [{user_query: work piece 5, extracted_params: {n: 5}}]
+        returns: {type: object, required: [n]}
+        call: {python: 'fan_tools:work'}
+    """,
+    "rules/fan.yaml": """
+        - rule_name: fan_out
+          description: fan the work out over three parallel pieces and join them
+          trigger_phrases: [fan out]
+          examples: [{user_query: fan out piece 1, extracted_params: {n: 1}}]
+          dag_definition:
+            - {step_id: 1, tool_name: work, parameter_mapping: {n: {source: initial_query, value: n}}}
+            - {step_id: 2, tool_name: work, dependencies: [1], parameter_mapping: {n: {source: step_output, step_id: 1, value: n}}}
+            - {step_id: 3, tool_name: work, dependencies: [1], parameter_mapping: {n: {source: step_output, step_id: 1, value: n}}}
+            - {step_id: 4, tool_name: work, dependencies: [1], parameter_mapping: {n: {source: step_output, step_id: 1, value: n}}}
+            - {step_id: 5, tool_name: work, dependencies: [2, 3, 4], parameter_mapping: {n: {source: step_output, step_id: 2, value: n}}}
+    """,
+}
+
+
+def test_progress_counts_finished_steps_one_by_one_even_when_they_end_together(home: Path, tmp_path: Path) -> None:
+    """Three parallel steps end in one wake: the counter still rises by one per finished step, never
+    jumps, never goes back, and ends at the total."""
+    pack = write_pack(tmp_path / "fan", FAN)
+    out = datasmith("ask", "--knowledge", str(pack), "fan out piece 7", home=home)
+    assert out.returncode == 0, out.stderr
+    lines = [line.strip() for line in out.stderr.splitlines() if line.strip().startswith("[")]
+    counts = [int(line[1:line.index("/")]) for line in lines]
+    ended = [line.endswith(": succeeded") for line in lines]
+    assert sum(ended) == 5 and counts[-1] == 5 and all(line.split("/")[1].startswith("5]") for line in lines)
+    previous = 0
+    for count, finished in zip(counts, ended, strict=True):
+        assert count == previous + (1 if finished else 0), lines
+        previous = count
 
 
 def test_ask_json_keeps_the_published_output_contract(home: Path, sandbox: BackgroundServer) -> None:

@@ -160,7 +160,10 @@ def test_breakpoint_skip_and_abort(lab: Knowledge, store: RunStore) -> None:
             return await ex.resume(first.run_id, action)  # type: ignore[arg-type]
 
     skipped = asyncio.run(go("skip-me", "skip"))
-    assert skipped.status == "succeeded"
+    # every step ended, but step 1 was skipped by hand: the run cannot say it reached its goal
+    assert skipped.status == "partial" and skipped.error and skipped.error.code == "DS-308"
+    assert "step 1 (flaky) was skipped by hand" in skipped.error.message
+    assert store.get(skipped.run_id).status == "partial"
     assert [skipped.step(i).status for i in (1, 2, 3)] == ["skipped", "succeeded", "skipped"]
     assert "skipped step 1" in (skipped.step(3).skip_reason or "")
     aborted = asyncio.run(go("abort-me", "abort"))

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from core.knowledge import Knowledge, load_knowledge
-from core.models import Plan, Request
+from core.models import Plan, Request, StepRef
 from core.planning import RulePlanner
 from tests.conftest import write_pack
 
@@ -268,6 +268,39 @@ def test_plans_with_choices_keep_the_output_contract(planner: RulePlanner) -> No
     asked = Plan(status="needs_input", question="which?", choices=[PlanChoice(rule="offboard_account", summary="x")])
     data = {**asked.spec_json(), "trace_id": "0" * 32}
     assert data["choices"] == [{"rule": "offboard_account", "summary": "x"}] and problems(data) == []
+
+
+def _counter_chain(steps: int) -> dict[str, str]:
+    chain = ["  - {step_id: 1, tool_name: tick, parameter_mapping: {n: {source: initial_query, value: n}}}"]
+    chain += [f"  - {{step_id: {i}, tool_name: tick, dependencies: [{i - 1}], "
+              f"parameter_mapping: {{n: {{source: step_output, step_id: {i - 1}, value: n}}}}}}"
+              for i in range(2, steps + 1)]
+    return {
+        "pack.yaml": "name: ticks\nenvironments: {default: dev, dev: {}}\n",
+        "tick_tools.py": "def tick(n: int) -> dict:\n    return {'n': n + 1}\n",
+        "tools/tick.yaml": """
+            tool_name: tick
+            description: add one to a counter
+            parameters: [{name: n, type: integer, required: true, description: the counter}]
+            examples: [{user_query: tick counter 5, extracted_params: {n: 5}}]
+            returns: {type: object, required: [n]}
+            call: {python: 'tick_tools:tick'}
+        """,
+        "rules/chain.yaml": "- rule_name: long_chain\n  description: run the long counting chain from a counter\n"
+                            "  trigger_phrases: [long chain]\n"
+                            "  examples: [{user_query: run the long chain from counter 3, extracted_params: {n: 3}}]\n"
+                            "  dag_definition:\n" + "\n".join(chain) + "\n",
+    }
+
+
+def test_the_chains_input_does_not_replace_what_its_steps_pass_on(tmp_path: Path) -> None:
+    """A counter fed from step to step: the request's `n` starts the chain; it is not the output of
+    every later step (which would prune the chain to its ends)."""
+    kn = load_knowledge([write_pack(tmp_path / "ticks", _counter_chain(100))])
+    p = RulePlanner(kn).plan(Request(text="run the long chain from counter 3"))
+    assert p.status == "planned" and p.rule == "long_chain" and len(p.steps) == 100
+    assert p.steps[0].arguments == {"n": 3}
+    assert all(s.arguments["n"] == StepRef(from_step=s.step_id - 1, path="n") for s in p.steps[1:])
 
 
 def test_no_pack_is_special_cased_in_core() -> None:

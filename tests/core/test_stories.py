@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from core.assistant import Assistant
 from core.errors import PackError
@@ -150,6 +151,35 @@ def test_a_run_from_production_becomes_a_story_in_one_command(settings: Settings
                             timeout=120)
     assert replay.returncode == 0, replay.stdout + replay.stderr
     assert f"✓ run-{report.run.run_id}" in replay.stdout and "1/1 stories passed" in replay.stdout
+
+
+def test_a_run_that_answered_a_question_is_exported_with_the_whole_conversation(settings: Settings,
+                                                                                tmp_path: Path) -> None:
+    """Slack thread: a question, then the answer that ran. The story has both turns, replays, and can
+    be recorded again (it once lost the question turn and could not)."""
+    pack = tmp_path / "shop"
+    shutil.copytree(BUNDLED_KNOWLEDGE / "shop", pack)
+    a = Assistant(settings.model_copy(update={"knowledge": [pack]}), load_knowledge([pack]))
+    asked = asyncio.run(a.handle(Request(text="帮我造一笔已支付的订单", surface="slack", user="U1")))
+    assert asked.plan.status == "needs_input" and asked.plan.conversation == ["帮我造一笔已支付的订单"]
+    ran = asyncio.run(a.handle(Request(text="商品123456", surface="slack", user="U1", previous=asked.plan)))
+    a.close()
+    assert ran.run is not None and ran.run.status == "succeeded"
+    assert ran.plan.conversation == ["帮我造一笔已支付的订单", "商品123456"]
+    env = {**settings.environ, "DATASMITH_HOME": str(settings.home), "DATASMITH_KNOWLEDGE": str(pack)}
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "core.cli", "stories", *args, "--fixtures", str(tmp_path / "fx")],
+                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=180)
+
+    assert cli("export", ran.run.run_id).returncode == 0
+    story = yaml.safe_load((pack / "stories" / "exported.yaml").read_text(encoding="utf-8"))[-1]
+    assert [(s["user_message"], s.get("status")) for s in story["steps"]] == [
+        ("帮我造一笔已支付的订单", "needs_input"), ("商品123456", "succeeded")]
+    replay = cli("replay", "--story", story["id"])
+    assert replay.returncode == 0 and "1/1 stories passed" in replay.stdout, replay.stdout + replay.stderr
+    record = cli("record", "--story", story["id"])
+    assert record.returncode == 0 and "1/1 stories passed" in record.stdout, record.stdout + record.stderr
 
 
 def test_plain_pytest_collects_stories_with_readable_failures(tmp_path: Path, sandbox: BackgroundServer) -> None:

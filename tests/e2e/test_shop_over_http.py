@@ -96,3 +96,20 @@ def test_confirm_environment_waits_for_yes(settings_for: Callable[..., Settings]
         assert done.run is not None and done.run.status == "succeeded"
     finally:
         assistant.close()
+
+
+def test_skipping_a_failed_ship_step_ends_partial_and_says_which_state_was_reached(
+        shop_assistant: Assistant, sandbox: BackgroundServer) -> None:
+    """The order never shipped: the run must not say `succeeded`; it names the skipped step, the goal
+    it did not confirm and the last state it did (and the shop's database agrees)."""
+    with faults(sandbox, method="POST", path="/ship$", status=500, times=5):
+        paused = asyncio.run(shop_assistant.handle(Request(text="给商品123456造一笔已发货的订单")))
+    assert paused.run is not None and paused.run.status == "paused"
+    done = asyncio.run(shop_assistant.resume(paused.run.run_id, "skip", by="U1"))
+    assert done.run is not None and done.run.status == "partial"
+    assert done.error is not None and done.error.code == "DS-308"
+    # the pack's own state names: goal 已发货 (shipped) not confirmed, last confirmed 待发货 (paid)
+    assert "ship_order" in done.error.message and "`已发货`" in done.error.message and "`待发货`" in done.error.message
+    order_id = done.run.step(1).output["order_id"]
+    assert db_row(sandbox, "pre", "SELECT status FROM orders WHERE order_id = ?", order_id)["status"] == "paid"
+    assert shop_assistant.store.get(done.run.run_id).status == "partial"

@@ -87,3 +87,17 @@ def test_plans_holding_pii_are_not_cached_and_requests_are_stored_redacted(llm_a
     assert asyncio.run(a.handle(Request(text=text), execute=False)).cache == "miss"  # never written to the cache
     stored = a.store.requests(limit=1)[0].text
     assert "13800138000" not in stored and "B2001" in stored
+
+
+def test_a_plan_an_older_planner_made_is_not_served_after_an_upgrade(llm_assistant, monkeypatch) -> None:
+    """The cache key holds a digest of the planning code: a fixed planner answers afresh at once
+    instead of replaying its predecessor's plan for 30 minutes."""
+    import core.plan_cache
+
+    a = llm_assistant(planner="rules")
+    first = asyncio.run(a.handle(Request(text="给商品123456下一单"), execute=False))
+    again = asyncio.run(a.handle(Request(text="给商品123456下一单"), execute=False))
+    assert (first.cache, again.cache) == ("miss", "hit")
+    monkeypatch.setattr(core.plan_cache, "planner_fingerprint", lambda: "a-newer-planner")
+    upgraded = asyncio.run(a.handle(Request(text="给商品123456下一单"), execute=False))
+    assert upgraded.cache == "miss" and upgraded.plan.model_dump() == first.plan.model_dump()
