@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from core.models import Plan
-from core.planning.extraction import Assignment
+from core.planning.extraction import DECLARED, Assignment
 
 # Weights of the features (fit by logistic regression on the blind dev packs, see benchmarks/fit_choice.py,
 # then rounded; the held-out packs never took part).
@@ -50,6 +50,7 @@ ASK_MIN = -1.0      # plausible: below the bar but worth offering as a choice
 CLOSE = 0.5         # two candidates this close (1.6 times as likely): ask which one is meant
 COV_MIN = 0.34      # most of the request unexplained by the best candidate: not ours
 WRITE_MASS = 0.5    # a write needs a telling word of its own (or a trigger, state, near-verbatim example)
+PINNED_MARGIN = 1.0  # ... or inputs pinned by the request, with every unrelated rival far behind (e ≈ 2.7×)
 
 
 @dataclass
@@ -88,6 +89,13 @@ class Candidate:
         """Named by the knowledge's own words (a trigger phrase, a target state, a near-verbatim example)."""
         return self.trigger > 0 or self.state > 0 or self.lex >= 0.75
 
+    @property
+    def pinned(self) -> bool:
+        """Its inputs are pinned by the request: every one it needs is filled, nothing in the
+        request is left unexplained, and at least two values were stated in the parameters' own
+        declared shapes (patterns, formats) — "hand TCK-77120 over to li.wei@ourco.com"."""
+        return self.fill >= 1.0 and self.cov >= 0.99 and not self.ignores and _stated(self) >= 2
+
     def features(self) -> dict[str, float]:
         return {k: getattr(self, k) for k in WEIGHTS}
 
@@ -124,6 +132,18 @@ def least_action(best: Candidate, ranked: list[Candidate], steps_of: dict[str, s
     return max(fits, key=lambda c: c.score, default=best)
 
 
+def _stated(c: Candidate) -> int:
+    """Values the request states in a shape the candidate's parameters declare (pattern, format)."""
+    values = c.assignment.values.values() if c.assignment else []
+    return sum(f.how == "pattern" or (f.how.startswith("span:") and f.score >= DECLARED) for f in values)
+
+
+def outvalued(best: Candidate, rival: Candidate) -> bool:
+    """The request's stated values decide between two close candidates: the best takes them and
+    has all it needs, the rival takes none of them and would still have to ask."""
+    return best.fill >= 1.0 and _stated(best) > 0 and rival.fill < 1.0 and _stated(rival) == 0
+
+
 def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decision:
     """Plan the best, ask between close or weak ones, or say nothing fits."""
     for c in candidates:
@@ -137,16 +157,22 @@ def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decisi
         return Decision("no_match", None, reason=f"the request is mostly unexplained (coverage {best.cov:.2f})")
     bar = WRITE_MIN if best.writes else READ_MIN
     rivals = [c for c in ranked if c is not best and not related(best, c, steps_of) and c.score >= ASK_MIN]
-    close = [c for c in rivals if best.score - c.score < CLOSE]
+    close = [c for c in rivals if best.score - c.score < CLOSE and not outvalued(best, c)]
     if best.score >= bar or (best.strong and best.score >= ASK_MIN):
         if close and not best.strong:
             return Decision("ask", best, [best, *close[:2]], reason="two candidates are close")
-        if best.writes and not best.strong and best.mass < WRITE_MASS:
+        pinned = best.pinned and all(best.score - c.score >= PINNED_MARGIN for c in rivals)
+        if best.writes and not best.strong and best.mass < WRITE_MASS and not pinned:
             return Decision("ask", best, [best, *rivals[:2]], reason="nothing in the request says which change to make")
+        if best.writes and best.intent < 0 and not best.strong:  # "INV-7 paid yet?" is not "pay INV-7"
+            return Decision("ask", best, [best, *rivals[:2]], reason="the request asks a question; this would change data")
         if best.writes and best.ignores:
             return Decision("ask", best, [best, *rivals[:2]],
                             reason=f"a write would leave what the request says unused: {', '.join(best.ignores)}")
         return Decision("plan", best)
+    if best.score >= ASK_MIN and not best.writes and best.fill >= 1.0 and _stated(best) > 0 and \
+            all(best.score - c.score >= PINNED_MARGIN for c in rivals):
+        return Decision("plan", best)  # a look-up of the very thing the request names: reading is harmless
     if best.score >= ASK_MIN:
         return Decision("ask", best, [best, *rivals[:2]], reason="plausible but weak evidence")
     return Decision("no_match", None, reason=f"weak evidence (score {best.score:.2f})")

@@ -39,7 +39,10 @@ READ_CUES_ZH = ("查询", "查看", "查下", "查一下", "看看", "看下", "
                 "哪些", "什么", "吗", "余额", "还剩")
 WRITE_CUES_ZH = ("建", "造", "生成", "创建", "新建", "下单", "挂", "约", "开", "缴", "付", "退", "取消", "申请", "提交",
                  "发", "办", "登记", "注册", "删", "清空", "注销", "改", "修改", "变更", "添加", "设置", "录入", "安排")
-DESTRUCTIVE_ZH = ("删除", "删掉", "删了", "清空", "清除", "注销", "销毁", "抹掉", "清库", "清理")
+# ... and words that undo (cancel, revoke, 取消, 撤销): only a candidate that knows the word may answer
+# them — "cancel the credit card 6225…" is never the card's issuing rule tailored to "activate"
+DESTRUCTIVE_ZH = ("删除", "删掉", "删了", "清空", "清除", "注销", "销毁", "抹掉", "清库", "清理",
+                  "取消", "撤销", "撤回", "作废", "销户", "停用", "退订", "解约")
 
 
 def stem(word: str) -> str:
@@ -69,7 +72,8 @@ WRITE_CUES = frozenset(stem(w) for w in """create make add new book schedule reg
 cancel delete remove update change move transfer approve reject pay ship dispatch generate build spin open close
 assign grant revoke reset deliver mark write adjust bump reserve replace report log file purge wipe drop erase clear
 destroy truncate""".split())
-DESTRUCTIVE_CUES = frozenset(stem(w) for w in "delete remove purge wipe drop erase clear destroy truncate nuke".split())
+DESTRUCTIVE_CUES = frozenset(stem(w) for w in """delete remove purge wipe drop erase clear destroy truncate nuke
+cancel revoke terminate void deactivate""".split())
 # Verbs that say only "make something" or "show me something": any write, any read explains them.
 GENERIC_WRITE = frozenset([*(stem(w) for w in """create make add new generate build spin open prepare produce give bump
 raise increase decrease lower comp hand issue""".split()), "造", "建", "生", "成", "生成", "创", "创建", "新", "新建", "弄", "搞",

@@ -270,6 +270,36 @@ def test_plans_with_choices_keep_the_output_contract(planner: RulePlanner) -> No
     assert data["choices"] == [{"rule": "offboard_account", "summary": "x"}] and problems(data) == []
 
 
+def test_a_write_whose_inputs_the_request_pins_in_their_declared_shapes_is_planned(planner: RulePlanner,
+                                                                                   desk: Knowledge) -> None:
+    """No verb of the tool's own ("hand ... over"), but two values in the shapes its parameters
+    declare (an email, an account id), nothing else said, every other candidate far behind."""
+    p = plan(planner, "hand acct_12 over to bob@acme.io")
+    assert p.status == "planned" and tools(p) == ["add_member"]
+    assert p.steps[0].arguments["email"] == "bob@acme.io" and p.steps[0].arguments["account_id"] == "acct_12"
+
+
+def test_a_look_up_of_the_thing_the_request_names_is_planned(planner: RulePlanner) -> None:
+    """A read with its one input stated in its declared pattern: reading is harmless, so a weak verb
+    ("what's up with") does not turn it into a question."""
+    p = plan(planner, "whats up with INV-2024-0077")
+    assert p.status == "planned" and tools(p) == ["get_invoice"] and p.steps[0].arguments == {
+        "invoice_id": "INV-2024-0077"}
+
+
+def test_a_question_is_never_planned_as_the_change_it_asks_about(planner: RulePlanner, desk: Knowledge) -> None:
+    """"INV-2024-0077 paid yet?" names pay_invoice's own word, but asks: offered, never run."""
+    p = plan(planner, "INV-2024-0077 paid yet?")
+    assert p.status == "needs_input" and not writes(p, desk) and p.choices
+
+
+@pytest.mark.parametrize("text", ["void INV-2024-0012", "revoke bob@acme.io from acct_12", "把 INV-2024-0012 作废"])
+def test_an_undoing_verb_no_candidate_knows_is_no_match_never_another_write(planner: RulePlanner, desk: Knowledge,
+                                                                            text: str) -> None:
+    p = plan(planner, text)
+    assert not writes(p, desk) and p.status == "no_match", (p.status, tools(p))
+
+
 def _counter_chain(steps: int) -> dict[str, str]:
     chain = ["  - {step_id: 1, tool_name: tick, parameter_mapping: {n: {source: initial_query, value: n}}}"]
     chain += [f"  - {{step_id: {i}, tool_name: tick, dependencies: [{i - 1}], "
