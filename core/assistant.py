@@ -98,9 +98,9 @@ class Assistant:
         if "\ufffd" in request.text:  # bytes that were not UTF-8 (see models.readable): never guess around them
             at = request.text.index("\ufffd")
             raise InputError(
-                f"the request is not readable text: character {at + 1} was a byte that is not UTF-8 (shown as �); "
-                "retype or re-paste it as plain text",
-                message_zh=f"请求第 {at + 1} 个字符不是可识别的文字(非 UTF-8 字节,显示为 �):请重新输入或以纯文本粘贴",
+                f"the request is not readable text: character {at + 1} is unreadable (shown as �: bytes that were "
+                "not UTF-8, or text damaged on the way); retype or re-paste it as plain text",
+                message_zh=f"请求第 {at + 1} 个字符无法识别(显示为 �:非 UTF-8 字节,或文字在传递中损坏):请重新输入或以纯文本粘贴",
                 code=UNREADABLE_REQUEST,
             )
         if len(request.text) > self.settings.max_request_chars:
@@ -159,7 +159,7 @@ class Assistant:
 
     def gate(self, plan: Plan, request: Request) -> None:
         """Contracts and permissions, before anything runs."""
-        check_plan(self.knowledge.tools, plan, request.text)
+        check_plan(self.knowledge.tools, plan, " ".join(plan.conversation or [request.text]))
         self._check_scope(plan, request)
         if not self.may_write(plan, request.user):
             raise InputError(

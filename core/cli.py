@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
 import os
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from core import render
 from core.errors import DatasmithError, InputError
 from core.evaluation import evaluate, load_cases
-from core.models import Request, RunRecord, StepRun, utcnow
+from core.models import Request, RunRecord, StepRun, readable, utcnow
 from core.output_contract import checked
 from core.settings import Settings
 from core.stories import cli as stories_cli
@@ -145,7 +146,10 @@ class StderrProgress:
         finished = self._finished[run.run_id]
         if step.status in self.ENDED:
             finished.add(step.step_id)
-        print(f"  [{len(finished)}/{len(run.steps)}] {step.tool_name}: {step.status}", file=sys.stderr, flush=True)
+        try:
+            print(f"  [{len(finished)}/{len(run.steps)}] {step.tool_name}: {step.status}", file=sys.stderr, flush=True)
+        except OSError:  # stderr closed (`2>&1 | head`): the run goes on, unseen
+            pass
 
 
 def cmd_plan_or_ask(args: argparse.Namespace, assistant: Assistant) -> None:
@@ -278,6 +282,9 @@ def _verify(args: argparse.Namespace, settings: Settings, kn: Any, packs: list[s
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     args = build_parser().parse_args(argv)
+    for name, value in vars(args).items():  # argv bytes that are not UTF-8: U+FFFD, never an encode error later
+        if isinstance(value, str):
+            setattr(args, name, readable(value))
     try:
         settings = _settings(args)
         if args.command == "index":
@@ -309,7 +316,9 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:  # the reader left (`| head`): every answer so far is recorded; stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit's flush
-        print("datasmith: output closed by the reader; stopped (runs so far are in `runs list`)", file=sys.stderr)
+        runs = " (runs so far are in `datasmith runs list`)" if args.command == "ask" else ""
+        with contextlib.suppress(OSError):
+            print(f"datasmith: output closed by the reader; stopped{runs}", file=sys.stderr)
         return 141
     except Exception as exc:  # the outer boundary: a bug of ours, said in one line
         print(f"datasmith: DS-500 internal error: {type(exc).__name__}: {exc}", file=sys.stderr)

@@ -111,8 +111,8 @@ def check_plan(tools: dict[str, ToolSpec], plan: Plan, text: str = "") -> None:
         literal = {k: v for k, v in step.arguments.items() if k not in refs}
         validator = Draft202012Validator(schema)
         said = [(str(e.path[0]), e.message) for e in validator.iter_errors(literal)
-                if e.path and _stated(step.sources.get(str(e.path[0])) if plan.planner != "llm" else None,
-                                      literal.get(str(e.path[0])), text)]
+                if e.path and _stated(_source(plan, step.sources.get(str(e.path[0]))), literal.get(str(e.path[0])),
+                                      text)]
         if said:  # the requester's own value (an LLM or a follow-up put it there): theirs to change
             name, why = said[0]
             param = tool.param(name)
@@ -130,11 +130,17 @@ def check_plan(tools: dict[str, ToolSpec], plan: Plan, text: str = "") -> None:
             )
 
 
+def _source(plan: Plan, source: str | None) -> str | None:
+    """Where a value came from; an LLM's "request" is its claim (None: check the words)."""
+    return None if plan.planner == "llm" and source == "request" else source
+
+
 def _stated(source: str | None, value: Any, text: str) -> bool:
     if source is not None:
         return source in ("request", "conversation")
     said = str(value).strip()
-    return bool(said) and bool(re.search(rf"(?<![0-9A-Za-z.]){re.escape(said)}(?![0-9A-Za-z.])", unicodedata.normalize("NFKC", text)))
+    return bool(said) and bool(re.search(rf"(?<![0-9A-Za-z.]){re.escape(said)}(?![0-9A-Za-z.])",
+                                         unicodedata.normalize("NFKC", text), re.IGNORECASE))
 
 
 def split_secrets(plan: Plan, tools: dict[str, ToolSpec], text: str) -> tuple[Plan, str, list[list[Any]]]:

@@ -171,8 +171,8 @@ LLM_RATE_LIMITED = "DS-402"  # the provider said 429 after our retries
 LLM_UNAVAILABLE = "DS-503"  # the provider failed (5xx, timeout, connection): rule planner answered
 STEP_LEFT_UNRUN = "DS-305"
 ABORTED = "DS-306"
-OUTCOME_UNKNOWN = "DS-307"
-NOT_REACHED = "DS-308"  # a run ended with a step a human skipped: its goal is not confirmed  # a write may or may not have happened: a human checks before it is repeated
+OUTCOME_UNKNOWN = "DS-307"  # a write may or may not have happened: a human checks before it is repeated
+NOT_REACHED = "DS-308"  # a run ended with a step a human skipped: its goal is not confirmed
 
 
 class Entry:

@@ -11,6 +11,7 @@ resumed with retry / skip / abort. A terminal failure stops new steps and fails 
 from __future__ import annotations
 
 import asyncio
+import logging
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -48,6 +49,7 @@ from core.models import (
     StepId,
     StepRef,
     StepRun,
+    readable_deep,
     utcnow,
 )
 from core.runstore import RunStore, StepChange
@@ -56,6 +58,7 @@ from core.tools.base import Target
 Progress = Callable[[RunRecord, StepRun], Awaitable[None] | None]
 SECRETS = "__secrets__"  # the vars key of a run's PII arguments
 DONE = frozenset({"succeeded", "skipped"})
+log = logging.getLogger(__name__)
 ResumeAction = Literal["retry", "skip", "abort"]
 SKIPPED_BY = "skipped by"  # a step a human skipped at a breakpoint (the run cannot confirm its goal)
 
@@ -151,6 +154,8 @@ class Executor:
             else:
                 step.status, step.error = "pending", None
             self.store.update_step(run_id, step)
+            if action == "skip":
+                await self._notify(run, step)
         run.error = None
         outputs = self.store.load_vars(run_id)
         kept = outputs.pop(SECRETS, [])
@@ -313,10 +318,14 @@ class Executor:
         return StepChange(step, "step_skipped", {"reason": reason})
 
     async def _notify(self, run: RunRecord, step: StepRun) -> None:
-        if self.progress is not None:
+        if self.progress is None:
+            return
+        try:  # showing progress must never fail the run it shows (a closed pipe, a chat API down)
             result = self.progress(run, step)
             if asyncio.iscoroutine(result):
                 await result
+        except Exception:  # noqa: BLE001
+            log.warning("run %s: progress not shown", run.run_id, exc_info=True)
 
     # ------------------------------------------------------------------ one step
 
@@ -346,7 +355,8 @@ class Executor:
             try:
                 try:
                     async with asyncio.timeout(timeout):  # no extra task per call, unlike wait_for
-                        output = await self.tools.invoke(tool, args, target, f"{run.run_id}-{ps.step_id}")
+                        output = readable_deep(
+                            await self.tools.invoke(tool, args, target, f"{run.run_id}-{ps.step_id}"))
                 except TimeoutError as exc:
                     raise TransientToolError(f"{tool.tool_name}: no answer within {timeout}s",
                                              message_zh=f"{tool.tool_name} 在 {timeout} 秒内没有响应",
@@ -393,6 +403,11 @@ class Executor:
             if step.status == "succeeded" and spec is not None and spec.reaches_state is not None:
                 reached = spec.reaches_state.name
         skipped = ", ".join(f"step {s.step_id} ({s.tool_name})" for s in by_hand)
+        if reached is not None and reached == run.plan.target_state:  # a side step: the goal stands, its effect not
+            return ErrorInfo(code=NOT_REACHED, trace_id=run.trace_id,
+                             message=f"the run reached `{reached}`, but {skipped} was skipped by hand: its own effect "
+                                     "is missing",
+                             message_zh=f"运行已达到「{reached}」,但 {skipped} 被人工跳过:该步骤本身的效果缺失")
         goal = f"the state `{run.plan.target_state}`" if run.plan.target_state else "its goal"
         last = f"; the last state confirmed is `{reached}`" if reached else "; no step confirmed a state"
         last_zh = f";最后确认的状态是「{reached}」" if reached else ";没有步骤确认过状态"

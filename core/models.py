@@ -366,7 +366,7 @@ class Plan(BaseModel):
     choices: list[PlanChoice] = Field(default_factory=list)  # needs_input: the candidates the question offers
     pending_text: str | None = None  # needs_input with choices: the request the question is about
     language: Literal["zh", "en"] | None = None  # the conversation's language (questions follow it)
-    # A conversation of several turns (a question was asked): its user messages so far, this one last
+    # Once a question is asked or answered: the thread's user messages so far, this one last
     conversation: list[str] = Field(default_factory=list)
     confident: bool = Field(default=False, exclude=True)  # rule planner: matched by trigger/state/example
 
@@ -440,6 +440,18 @@ def readable(value: Any) -> Any:
     """Text with bytes that were not UTF-8 (lone surrogates: Python's escape for them in argv and
     stdin, or a JSON `\\udcff`) as U+FFFD: nothing downstream (JSON, SQLite) can store a surrogate."""
     return _LONE_SURROGATE.sub("\ufffd", value) if isinstance(value, str) else value
+
+
+def readable_deep(value: Any) -> Any:
+    """`readable` through a JSON value (a tool's output: a cut-off emoji in a backend's JSON is a
+    lone surrogate once parsed, and would stop the run from being recorded after its write)."""
+    if isinstance(value, str):
+        return readable(value)
+    if isinstance(value, dict):
+        return {readable(k): readable_deep(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [readable_deep(v) for v in value]
+    return value
 
 
 class Request(BaseModel):

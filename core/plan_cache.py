@@ -23,10 +23,13 @@ from core.planning.text import normalize
 
 @cache
 def planner_fingerprint() -> str:
-    """A digest of the planning code (read once per process)."""
+    """A digest of the code that shapes a plan (read once per process): the planners, the LLM
+    prompts, the plan model and the plan gate."""
+    core = Path(__file__).parent
     digest = hashlib.sha256()
-    for path in sorted((Path(__file__).parent / "planning").glob("*.py")):
-        digest.update(path.read_bytes())
+    for path in sorted([*core.glob("planning/*.py"), *core.glob("llm/*"), core / "models.py", core / "contracts.py"]):
+        if path.is_file():
+            digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
 

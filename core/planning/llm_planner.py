@@ -17,12 +17,12 @@ from jsonschema import Draft202012Validator
 
 from core.contracts import check_plan
 from core.dag import ancestors
-from core.errors import LLM_PLAN_INVALID, ContractError, DatasmithError, InputError
+from core.errors import LLM_PLAN_INVALID, ContractError, DatasmithError
 from core.knowledge import Knowledge
 from core.llm.client import LLMClient, Usage
 from core.llm.limiter import OnWait
 from core.llm.prompts import plan_messages, repair_message
-from core.models import Plan, PlanStep, Request, RetrievalHit, StepRef
+from core.models import Plan, PlanStep, Request, RetrievalHit, StepRef, readable_deep
 from core.planning.rule_planner import RulePlanner
 
 REF = {"type": "object", "required": ["from_step", "path"], "additionalProperties": False,
@@ -87,7 +87,7 @@ class LLMPlanner:
 def parse_plan(content: str, kn: Knowledge, request: Request) -> tuple[Plan | None, list[str]]:
     """The model's text as a Plan, or the list of what is wrong with it (for the repair round)."""
     try:
-        data = json.loads(FENCE.sub("", content))
+        data = readable_deep(json.loads(FENCE.sub("", content)))  # a "\\udcff" escape is no text to plan with
     except json.JSONDecodeError as exc:
         return None, [f"not JSON: {exc.msg} at character {exc.pos}"]
     problems = [f"{'/'.join(str(p) for p in e.absolute_path) or '(top)'}: {e.message}"
@@ -140,7 +140,7 @@ def _build(data: dict[str, Any], kn: Knowledge, request: Request) -> tuple[Plan,
     if status == "planned":
         try:
             check_plan(kn.tools, plan)
-        except (ContractError, InputError) as exc:  # a refused value, whoever stated it: the repair round
+        except ContractError as exc:
             return plan, [exc.message]
     return plan, []
 

@@ -111,6 +111,18 @@ def test_runs_show_and_resume_errors(home: Path) -> None:
     assert out.returncode == 1 and "DS-104" in out.stderr
 
 
+def test_argv_bytes_that_are_not_utf8_are_errors_in_words_not_tracebacks(home: Path) -> None:
+    environ = {**os.environ, "DATASMITH_HOME": str(home)}
+    show = subprocess.run([sys.executable, "-m", "core.cli", "runs", "show", b"r\xff"], capture_output=True,
+                          env=environ, cwd=ROOT, timeout=120)
+    assert show.returncode == 1 and b"DS-104" in show.stderr and b"Traceback" not in show.stderr
+    plan = subprocess.run([sys.executable, "-m", "core.cli", "plan", "--json", "--knowledge", str(SHOP), "--env",
+                           b"pre\xff", "\u7ed9\u5546\u54c1123456\u4e0b\u4e00\u5355"], capture_output=True,
+                          env=environ, cwd=ROOT, timeout=120)
+    data = json.loads(plan.stdout)
+    assert plan.returncode == 0 and data["error"]["code"] == "DS-103" and "pre\ufffd" in data["error"]["message"]
+
+
 def test_an_empty_filter_says_so_and_an_empty_store_says_how_to_start(tmp_path: Path) -> None:
     empty = datasmith("runs", "list", home=tmp_path / "fresh")
     assert empty.returncode == 0 and empty.stdout.startswith("no runs yet") and "datasmith ask" in empty.stdout

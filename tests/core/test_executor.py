@@ -42,6 +42,9 @@ def echo(value: str) -> dict:
 def nothing() -> None:
     return None
 
+def mangled() -> dict:
+    return {"id": "X\\udcff1", "tags": ["ok", "\\ud800"]}  # what json.loads makes of a cut-off emoji
+
 def hang() -> dict:
     time.sleep(2)
     return {}
@@ -74,6 +77,7 @@ LAB = {
         tool("hang", "hang", "[]", extra="timeout_s: 0.2\n  side_effects: false"),
         tool("hang_write", "hang", "[]", extra="timeout_s: 0.2"),
         tool("nothing", "nothing", "[]", "null"),
+        tool("mangled", "mangled", "[]"),
     ]),
 }
 
@@ -229,3 +233,27 @@ def test_pii_is_redacted_in_the_store(lab: Knowledge, store: RunStore, tmp_path:
     store.close()
     raw = b"".join(p.read_bytes() for p in tmp_path.glob("runs.sqlite3*"))
     assert b"110101199001" not in raw
+
+
+def test_a_tool_output_with_lone_surrogates_is_recorded_readable_not_lost(lab: Knowledge, store: RunStore) -> None:
+    """The write happened: its output must be stored (with U+FFFD), never a DS-500 that loses it."""
+    result = run(lab, store, make_plan(PlanStep(step_id=1, tool_name="mangled")))
+    assert result.status == "succeeded"
+    assert store.get(result.run_id).step(1).output == {"id": "X\ufffd1", "tags": ["ok", "\ufffd"]}
+
+
+def test_a_progress_display_that_breaks_never_fails_the_run(lab: Knowledge, store: RunStore) -> None:
+    """`ask … 2>&1 | head -2`: the reader is gone, the writes go on and the run is recorded whole."""
+    def closed(run: RunRecord, step: object) -> None:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    async def go() -> RunRecord:
+        async with ToolRegistry(lab, {}) as tools:
+            ex = Executor(lab, tools, store, RetryPolicy(backoff_base_s=0.001), closed)
+            return await ex.run(Request(text="t"), make_plan(
+                PlanStep(step_id=1, tool_name="echo", arguments={"value": "a"}),
+                PlanStep(step_id=2, tool_name="echo", dependencies=[1], arguments={"value": "b"})))
+
+    result = asyncio.run(go())
+    assert result.status == "succeeded" and store.get(result.run_id).status == "succeeded"
+    assert [s.status for s in store.get(result.run_id).steps] == ["succeeded", "succeeded"]
