@@ -75,6 +75,7 @@ class Candidate:
     content: list[str] = field(default_factory=list)  # the request's words it was scored on
     destroys: list[str] = field(default_factory=list)  # destructive words of the request it does not know
     ignores: list[str] = field(default_factory=list)  # values the request states that its plan would not use
+    asks: bool = False  # the request is put as a question ("?", 吗, 有没有...)
     assignment: Assignment | None = None
     plan: Plan | None = None
     score: float = 0.0
@@ -164,7 +165,7 @@ def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decisi
         pinned = best.pinned and all(best.score - c.score >= PINNED_MARGIN for c in rivals)
         if best.writes and not best.strong and best.mass < WRITE_MASS and not pinned:
             return Decision("ask", best, [best, *rivals[:2]], reason="nothing in the request says which change to make")
-        if best.writes and best.intent < 0 and not best.strong:  # "INV-7 paid yet?" is not "pay INV-7"
+        if best.writes and best.asks and best.intent < 0 and not best.strong:  # "INV-7 paid yet?" is not "pay INV-7"
             return Decision("ask", best, [best, *rivals[:2]], reason="the request asks a question; this would change data")
         if best.writes and best.ignores:
             return Decision("ask", best, [best, *rivals[:2]],

@@ -89,6 +89,13 @@ def intent(text: str) -> int:
     return 0 if reads == writes else 1 if writes else -1
 
 
+def is_question(text: str) -> bool:
+    """Put as a question: a question mark, or a Chinese question particle at the end."""
+    stripped = text.strip()
+    return "?" in text or "？" in text or stripped.endswith(("吗", "呢", "么", "没有", "没")) or "有没有" in text \
+        or "是否" in text
+
+
 def destructive(text: str) -> list[str]:
     """Words that destroy data (delete, wipe, 删除, 注销...), as stems or as written."""
     words = {stem(w) for w in re.findall(r"[A-Za-z]+", text)}

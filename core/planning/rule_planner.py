@@ -21,7 +21,7 @@ from core.knowledge import Knowledge
 from core.models import Plan, PlanChoice, PlanStep, Request, RetrievalHit, RuleSpec, StepId, StepRef, ToolSpec
 from core.planning.choice import Candidate, Decision, decide, score
 from core.planning.extraction import Assignment, Extractor, Found, Slot, rule_slots, tool_slots
-from core.planning.lexicon import destructive, intent
+from core.planning.lexicon import destructive, intent, is_question
 from core.planning.names import person_names, takes_person
 from core.planning.questions import choice_question, language_of, missing_question, no_match_question
 from core.planning.spans import Span
@@ -108,6 +108,7 @@ class RulePlanner:
         masked = self._without_remarks(_mask(text, [_value_part(s) for s in spans]), units)
         alien = self.voc.lexicon.alien(self.voc.lexicon.request_tokens(_mask(masked, units)))
         destroys = destructive(text)
+        asks = is_question(text)
         stated = {r for r in self.kn.rules if self.voc.state_hits(text, r)}  # rules whose state the text names
         stems = self.voc.lexicon.stems(masked)
         memo: dict[object, object] = {}  # slot candidates, shared by the candidates of this request
@@ -129,6 +130,7 @@ class RulePlanner:
             c.intent = float(intent(_mask(text, [(f.start, f.end) for f in assignment.values.values()
                                                   if f.how == "enum"])) * (1 if c.writes else -1))
             c.destroys = [w for w in destroys if not self.voc.lexicon.knows(key, w)]
+            c.asks = asks
             c.rank = rank.get(key, 0.0)
             used = [(f.start, f.end) for f in assignment.values.values()]
             explained = sum(any(s < e2 and s2 < e for s2, e2 in used) for s, e in units)
