@@ -4,7 +4,6 @@ fresh token (the secret once, for the caller) and its block for the tokens file 
 from __future__ import annotations
 
 import argparse
-import os
 import secrets
 import sys
 from pathlib import Path
@@ -19,7 +18,7 @@ from core.settings import Settings
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m api", description="datasmith's HTTP API for automation")
     parser.add_argument("--host", default="127.0.0.1", help="bind address (beyond loopback needs API tokens)")
-    parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8080")))
+    parser.add_argument("--port", type=int, default=8080)
     parser.add_argument("--knowledge", action="append", type=Path, metavar="DIR", help="packs (default: bundled)")
     parser.add_argument("--home", type=Path, help="data dir (DATASMITH_HOME)")
     parser.add_argument("--tokens", type=Path, help="API tokens file (DATASMITH_API_TOKENS_FILE)")
