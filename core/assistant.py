@@ -160,7 +160,7 @@ class Assistant:
     def gate(self, plan: Plan, request: Request) -> None:
         """Contracts and permissions, before anything runs."""
         check_plan(self.knowledge.tools, plan, " ".join(plan.conversation or [request.text]))
-        self._check_scope(plan, request)
+        self._check_scope(plan, request, self.knowledge.tools)
         if not self.may_write(plan, request.user):
             raise InputError(
                 f"you may not run writes in environment {plan.environment}; ask a maintainer to add you",
@@ -169,7 +169,7 @@ class Assistant:
             )
 
     @staticmethod
-    def _check_scope(plan: Plan, request: Request) -> None:
+    def _check_scope(plan: Plan, request: Request, tools: dict[str, Any]) -> None:
         scope = request.scope
         if scope is None:
             return
@@ -183,6 +183,10 @@ class Assistant:
             raise InputError(
                 f"environment {plan.environment} is not allowed here; allowed: {allowed} (name one in the request)",
                 message_zh=f"此处不允许环境 {plan.environment},可用: {allowed}(请在请求里指明环境)", code=FORBIDDEN)
+        if scope.may_write is False and any(s.tool_name in tools and tools[s.tool_name].side_effects
+                                            for s in plan.steps):
+            raise InputError("this plan writes, and here only reads are allowed",
+                             message_zh="该计划包含写操作,此处只允许读", code=FORBIDDEN)
 
     def may_write(self, plan: Plan, user: str | None) -> bool:
         """Whether `user` may run this plan's writes in its environment (its `allowed_users`)."""
@@ -195,7 +199,8 @@ class Assistant:
         return bool(env and env.confirm and any(self.knowledge.tools[s.tool_name].side_effects for s in plan.steps))
 
     async def handle(self, request: Request, *, execute: bool = True, confirmed: bool = False,
-                     progress: Progress | None = None, on_wait: OnWait | None = None) -> RunReport:
+                     progress: Progress | None = None, on_wait: OnWait | None = None,
+                     run_id: str | None = None) -> RunReport:
         """Plan a request and, when asked, run it. Never raises for expected failures: the report
         carries an error with a code and the trace_id."""
         trace_id = uuid.uuid4().hex
@@ -208,7 +213,7 @@ class Assistant:
         if plan.status != "planned" or not execute:
             return self._record(self._report(request, trace_id, start, plan=plan), cache, usage)
         report = await self.execute(request, plan, confirmed=confirmed, progress=progress, trace_id=trace_id,
-                                    start=start)
+                                    start=start, run_id=run_id)
         return self._record(report, cache, usage)
 
     def _record(self, report: RunReport, cache: str | None = None, usage: LLMUsage | None = None) -> RunReport:
@@ -235,7 +240,7 @@ class Assistant:
 
     async def execute(self, request: Request, plan: Plan, *, confirmed: bool = False,
                       progress: Progress | None = None, trace_id: str | None = None,
-                      start: float | None = None) -> RunReport:
+                      start: float | None = None, run_id: str | None = None) -> RunReport:
         """Gate and run a plan already made (e.g. the one a user confirmed, exactly as shown)."""
         trace_id = trace_id or uuid.uuid4().hex
         start = time.perf_counter() if start is None else start
@@ -248,7 +253,7 @@ class Assistant:
             self.services.ensure(plan.pack)
             async with ToolRegistry(self.knowledge, self.settings.pack_environ) as tools:
                 executor = Executor(self.knowledge, tools, self.store, self.policy, progress)
-                run = await executor.run(request, plan, trace_id=trace_id)
+                run = await executor.run(request, plan, trace_id=trace_id, run_id=run_id)
             return self._report(request, trace_id, start, plan=plan, run=run)
         except DatasmithError as exc:
             log.info("trace %s: %s", trace_id, exc)

@@ -15,14 +15,15 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from core import render
 from core.errors import DatasmithError, InputError
 from core.evaluation import evaluate, load_cases
-from core.models import Request, RunRecord, StepRun, readable, utcnow
+from core.models import Request, RunRecord, RunReport, StepRun, readable, utcnow
 from core.output_contract import checked
 from core.settings import Settings
+from core.stdout_guard import json_only_stdout
 from core.stories import cli as stories_cli
 
 if TYPE_CHECKING:  # the assistant imports LanceDB and the embedder: only commands that plan pay for it
@@ -124,8 +125,26 @@ def _requests(arg: str) -> Iterator[str]:
         yield raw.decode("utf-8", "surrogateescape").rstrip("\r\n")
 
 
-def _emit(data: dict[str, Any]) -> None:
-    print(json.dumps(data, ensure_ascii=False, default=str), flush=True)
+def _emit(data: dict[str, Any], out: TextIO | None = None) -> None:
+    print(json.dumps(data, ensure_ascii=False, default=str), file=out or sys.stdout, flush=True)
+
+
+# `ask`'s exit codes beyond 0/1/2 (README › Using the CLI). Plan outcomes (planned, needs_input,
+# no_match, a confirm environment waiting for --yes) exit 0 as the spec says; a run that did not
+# succeed does not.
+RUN_EXIT = {"failed": 3, "aborted": 3, "paused": 4, "interrupted": 4, "partial": 5}
+REFUSED_EXIT = 6  # planned, but the run never started: a permission or contract check, or its system
+
+
+def exit_code(report: RunReport, *, executed: bool) -> int:
+    """What `ask` exits with for one answer (`plan` always 0)."""
+    if not executed:
+        return 0
+    if report.run is not None:
+        return RUN_EXIT.get(report.run.status, 0)
+    if report.error is not None and report.plan is not None and report.plan.status == "planned":
+        return REFUSED_EXIT
+    return 0
 
 
 class StderrProgress:
@@ -152,17 +171,19 @@ class StderrProgress:
             pass
 
 
-def cmd_plan_or_ask(args: argparse.Namespace, assistant: Assistant) -> None:
+def cmd_plan_or_ask(args: argparse.Namespace, assistant: Assistant) -> int:
     execute = args.command == "ask"
     progress = None if args.json else StderrProgress()
+    codes = [0]
 
     async def one(text: str) -> None:
         request = Request(text=text, environment=args.env, user=args.user, surface="cli", planner=args.planner,
                           bypass_cache=args.no_cache)
         report = await assistant.handle(request, execute=execute, confirmed=getattr(args, "yes", False),
                                         progress=progress)
+        codes.append(exit_code(report, executed=execute))
         if args.json:
-            _emit(checked(report.spec_json(with_run=execute)))
+            _emit(checked(report.spec_json(with_run=execute)), args.json_out)
         else:
             print(render.report_text(report))
 
@@ -171,6 +192,7 @@ def cmd_plan_or_ask(args: argparse.Namespace, assistant: Assistant) -> None:
             await one(text)
 
     asyncio.run(all_requests())
+    return max(codes)  # batch: the worst answer decides
 
 
 def cmd_eval(args: argparse.Namespace, assistant: Assistant) -> None:
@@ -184,7 +206,7 @@ def cmd_eval(args: argparse.Namespace, assistant: Assistant) -> None:
 
     report = evaluate(cases, lambda c: assistant.plan(Request(text=c.query, environment=c.env)), progress)
     if args.json:
-        _emit(report.model_dump(mode="json"))
+        _emit(report.model_dump(mode="json"), args.json_out)
     else:
         print(render.eval_text(report))
 
@@ -204,7 +226,7 @@ def cmd_index(args: argparse.Namespace, settings: Settings) -> None:
     data = {"tools": len(knowledge.tools), "rules": len(knowledge.rules), "added": stats.added,
             "removed": stats.removed, "unchanged": stats.unchanged, "version": knowledge.version,
             "index": str(settings.index_dir), "embedder": settings.embedder}
-    _emit(data) if args.json else print(render.index_text(data))
+    _emit(data, args.json_out) if args.json else print(render.index_text(data))
 
 
 def cmd_runs(args: argparse.Namespace, assistant: Assistant) -> None:
@@ -212,13 +234,13 @@ def cmd_runs(args: argparse.Namespace, assistant: Assistant) -> None:
     if args.runs_command == "list":
         rows = store.list(limit=args.limit, status=args.status, user=args.user)
         if args.json:
-            _emit({"runs": [r.model_dump(mode="json") for r in rows]})
+            _emit({"runs": [r.model_dump(mode="json") for r in rows]}, args.json_out)
         else:
             print(render.runs_table(rows, {"status": args.status, "user": args.user}))
     elif args.runs_command == "show":
         run = store.get(args.run_id)
         if args.json:
-            _emit({**run.model_dump(mode="json"), "events": store.events(run.run_id)})
+            _emit({**run.model_dump(mode="json"), "events": store.events(run.run_id)}, args.json_out)
         else:
             print(render.run_text(run))
     else:
@@ -227,7 +249,7 @@ def cmd_runs(args: argparse.Namespace, assistant: Assistant) -> None:
         if report.error and report.run is None:
             raise InputError(report.error.message, code=report.error.code)
         if args.json:
-            _emit(checked(report.spec_json(with_run=True)))
+            _emit(checked(report.spec_json(with_run=True)), args.json_out)
         else:
             print(render.report_text(report))
 
@@ -281,10 +303,19 @@ def _verify(args: argparse.Namespace, settings: Settings, kn: Any, packs: list[s
 
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(argv)  # a usage error exits 2 (argparse), as the README says
     for name, value in vars(args).items():  # argv bytes that are not UTF-8: U+FFFD, never an encode error later
         if isinstance(value, str):
             setattr(args, name, readable(value))
+    args.json_out = None
+    if getattr(args, "json", False) and args.command in ("plan", "ask", "eval", "index", "runs"):
+        with json_only_stdout() as out:
+            args.json_out = out
+            return _main(args)
+    return _main(args)
+
+
+def _main(args: argparse.Namespace) -> int:
     try:
         settings = _settings(args)
         if args.command == "index":
@@ -304,10 +335,11 @@ def main(argv: list[str] | None = None) -> int:
 
         assistant = Assistant.from_settings(settings, with_index=True)
         try:
-            {"plan": cmd_plan_or_ask, "ask": cmd_plan_or_ask, "eval": cmd_eval, "runs": cmd_runs}[args.command](
+            code = {"plan": cmd_plan_or_ask, "ask": cmd_plan_or_ask, "eval": cmd_eval, "runs": cmd_runs}[args.command](
                 args, assistant)
         finally:
             assistant.close()
+        return code or 0
     except DatasmithError as exc:  # knowledge, usage and input errors: one line, non-zero
         print(f"datasmith: {exc}", file=sys.stderr)
         return 1

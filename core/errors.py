@@ -162,6 +162,14 @@ UNKNOWN_ENVIRONMENT = "DS-103"
 RUN_NOT_FOUND = "DS-104"
 UNREADABLE_REQUEST = "DS-106"
 VALUE_REFUSED = "DS-107"  # a value the requester stated breaks its parameter (theirs to change)
+# The HTTP API (api/): who may call, what a retried call may be, how much may go at once.
+API_UNAUTHENTICATED = "DS-110"  # 401: no token, or one the service does not know
+API_FORBIDDEN = "DS-111"  # 403: the token may not use this environment or pack, or may not write
+IDEMPOTENCY_CONFLICT = "DS-112"  # 409: an Idempotency-Key reused with a different body
+IDEMPOTENCY_IN_PROGRESS = "DS-113"  # 409: the first call with this key is still being answered elsewhere
+API_BAD_REQUEST = "DS-114"  # 422: the body breaks the API's request schema
+API_RATE_LIMITED = "DS-410"  # 429: over the token's leaky bucket
+API_BUSY = "DS-411"  # 503: the service's bound on runs in flight is reached
 NO_MATCH = "DS-202"
 NEEDS_INPUT = "DS-203"
 FORBIDDEN = "DS-204"
@@ -206,6 +214,18 @@ CATALOGUE: dict[str, Entry] = {e.code: e for e in [
           "其中有非 UTF-8 的字节(显示为 �):请重新输入或以纯文本粘贴"),
     Entry("DS-107", "a value you gave is not allowed", "你给的值不可用",
           "say another value; the message names the parameter and its rule", "换一个值;报错里写明了参数和规则"),
+    Entry("DS-110", "no valid API token", "缺少有效的 API 令牌",
+          "send `Authorization: Bearer NAME.SECRET` with a token from the service's tokens file",
+          "请求头带上 `Authorization: Bearer 名称.密钥`(令牌来自服务的 tokens 配置)"),
+    Entry("DS-111", "this API token may not do that", "该 API 令牌无此权限",
+          "use an environment and pack the token lists, or a token that may write",
+          "改用令牌允许的环境和知识包,或换一个有写权限的令牌"),
+    Entry("DS-112", "Idempotency-Key reused with a different body", "Idempotency-Key 被用于不同的请求体",
+          "send a new key for a new request; a retry sends the same body", "新请求请用新的 key;重试时请求体必须相同"),
+    Entry("DS-113", "a call with this Idempotency-Key is still in progress", "同一 Idempotency-Key 的调用仍在处理",
+          "retry in a moment; the first call's answer is returned then", "稍后重试,届时返回第一次调用的结果"),
+    Entry("DS-114", "the request body is invalid", "请求体不合法",
+          "fix the fields the message names (see /docs)", "按报错修正字段(见 /docs)"),
     Entry("DS-200", "knowledge problem", "知识库问题", "ask a maintainer to check the pack", "请维护者检查知识包"),
     Entry("DS-201", "a pack breaks the format", "知识包格式错误",
           "fix the file, rule/tool and step the message names", "按报错中的文件、规则/工具和步骤修正"),
@@ -245,6 +265,11 @@ CATALOGUE: dict[str, Entry] = {e.code: e for e in [
     Entry("DS-401", "rate limited (LLM queue)", "LLM 调用限流", "try again in a few seconds", "几秒后再试"),
     Entry("DS-402", "the LLM provider is rate limiting", "LLM 服务限流",
           "the rule planner answered; raise the provider quota if this persists", "已由规则规划器回答;持续出现请提高配额"),
+    Entry("DS-410", "rate limited (API token)", "API 令牌限流",
+          "wait the seconds Retry-After says, then retry with the same Idempotency-Key",
+          "按 Retry-After 等待后,用同一个 Idempotency-Key 重试"),
+    Entry("DS-411", "too many runs in flight", "运行中的任务过多",
+          "retry after Retry-After seconds", "按 Retry-After 秒数后重试"),
     Entry("DS-500", "internal error", "内部错误", "give the trace id to a maintainer", "把 trace id 发给维护者"),
     Entry("DS-503", "the LLM is unavailable", "LLM 不可用",
           "the rule planner answered; check DATASMITH_LLM_* settings and the provider",

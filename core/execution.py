@@ -88,8 +88,8 @@ def error_info(exc: DatasmithError, trace_id: str) -> ErrorInfo:
                      trace_id=trace_id, retryable=exc.retryable)
 
 
-def new_run(request: Request, plan: Plan, *, trace_id: str | None = None) -> RunRecord:
-    return RunRecord(run_id=uuid.uuid4().hex[:12], trace_id=trace_id or uuid.uuid4().hex, request=request,
+def new_run(request: Request, plan: Plan, *, trace_id: str | None = None, run_id: str | None = None) -> RunRecord:
+    return RunRecord(run_id=run_id or uuid.uuid4().hex[:12], trace_id=trace_id or uuid.uuid4().hex, request=request,
                      plan=plan, steps=[StepRun(step_id=s.step_id, tool_name=s.tool_name) for s in plan.steps])
 
 
@@ -109,9 +109,11 @@ class Executor:
 
     # ------------------------------------------------------------------ public
 
-    async def run(self, request: Request, plan: Plan, *, trace_id: str | None = None) -> RunRecord:
-        """Record a new run for `plan` and execute it to an end or a breakpoint."""
-        run = new_run(request, plan, trace_id=trace_id)
+    async def run(self, request: Request, plan: Plan, *, trace_id: str | None = None,
+                  run_id: str | None = None) -> RunRecord:
+        """Record a new run for `plan` and execute it to an end or a breakpoint; `run_id` when the
+        caller named it before (the HTTP API answers 202 with it while the run goes on)."""
+        run = new_run(request, plan, trace_id=trace_id, run_id=run_id)
         run.status = "running"  # recorded as running from its first write: recover() treats both alike
         stored_plan, stored_text, secrets = split_secrets(plan, self.kn.tools, request.text)
         self._remember(run.run_id, secrets)

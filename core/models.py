@@ -431,6 +431,7 @@ class Scope(BaseModel):
 
     packs: list[str] | None = None
     environments: list[str] | None = None
+    may_write: bool | None = None  # False: only plans without side effects run (an API token without writes)
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")

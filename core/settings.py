@@ -83,6 +83,12 @@ class Settings(BaseSettings):
     # edit knowledge and execute (account names, or OIDC e-mails when Streamlit's st.login is set up).
     console_users: dict[str, str] = Field(default_factory=dict)
     console_maintainers: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    # HTTP API (`python -m api`): the tokens file (TOML; default <home>/api-tokens.toml), how many runs
+    # may be in flight at once, and for clients (core/client.py, the pytest fixture) where it answers.
+    api_tokens_file: Path | None = None
+    api_max_in_flight: int = 16
+    api_url: str | None = None
+    api_token: SecretStr | None = None
     # Which environment variables a pack's ${NAME} may read (globs). Names that look like secrets
     # (tokens, keys, passwords...) are read only when listed here by their exact name.
     allowed_env_vars: Annotated[list[str], NoDecode] = Field(default_factory=lambda: ["*"])
@@ -133,6 +139,10 @@ class Settings(BaseSettings):
     @property
     def code_policy(self) -> CodePolicy:
         return CodePolicy(python_modules=self.allowed_python_modules, commands=self.allowed_commands)
+
+    @property
+    def api_tokens_path(self) -> Path:
+        return self.api_tokens_file or self.home / "api-tokens.toml"
 
     @property
     def index_dir(self) -> Path:

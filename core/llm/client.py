@@ -51,6 +51,9 @@ class LLMClient:
         self.max_attempts = max(1, settings.llm_max_attempts)
         self.bucket = bucket
         self.extra = extra or {}  # e.g. mock_response in unit tests
+        # litellm prints a "Give Feedback / Get Help" banner on stdout when a call fails: our
+        # failures are mapped and logged (DS-503); stdout belongs to the surface (`--json` lines)
+        litellm.suppress_debug_info = True
 
     async def complete(self, messages: list[dict[str, str]], *, schema: dict[str, Any] | None = None,
                        on_wait: OnWait | None = None) -> Reply:

@@ -1,13 +1,20 @@
-"""pytest plugin: every story in a pack's `stories/*.yaml` is a test item, replayed from its fixture
+"""pytest plugin: the `datasmith` fixture (test data for a consumer's own tests), and every story in a pack's `stories/*.yaml` is a test item, replayed from its fixture
 (no LLM, no planner). `pytest --stories-live` runs them live instead (and refreshes the fixtures).
 
 Registered through the `pytest11` entry point, so plain `pytest` collects packs' stories when
-their folder is under the test paths.
+their folder is under the test paths, and any test may ask for `datasmith`:
+
+    def test_refund(datasmith):
+        order_id = datasmith.ask("一笔已发货的订单", item_id=123456).outputs["order_id"]
+
+It talks to the HTTP API when DATASMITH_API_URL is set (DATASMITH_API_TOKEN), else to an Assistant
+in the test process; override `datasmith_settings` to point it elsewhere.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -23,6 +30,22 @@ from core.stories.runner import StoryResult, StoryRunner
 
 RUNNERS = pytest.StashKey[dict[Path, StoryRunner]]()
 WORLDS = pytest.StashKey[ExitStack]()  # the throw-away data dirs and services, closed at the end
+
+
+@pytest.fixture(scope="session")
+def datasmith_settings() -> Settings:
+    """The settings the `datasmith` fixture uses (the environment's DATASMITH_*): override to change them."""
+    return Settings()
+
+
+@pytest.fixture(scope="session")
+def datasmith(datasmith_settings: Settings) -> Iterator[Any]:
+    """A datasmith client (`core.client.Datasmith` or `InProcess`): `.ask(...)`, `.plan(...)`."""
+    from core.client import connect  # imported here: a plain pytest run pays nothing for it
+
+    client = connect(datasmith_settings)
+    yield client
+    client.close()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
