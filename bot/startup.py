@@ -26,6 +26,8 @@ def check_slack(token: str, base_url: str | None, timeout_s: float = 30) -> list
     """Call auth.test as the bot; returns warnings for missing optional scopes, raises StartupError."""
     quiet = logging.getLogger("datasmith.bot.startup.sdk")  # the SDK logs each failed try; we say it once
     quiet.propagate = False
+    if not quiet.handlers:  # without a handler, logging's last resort would print them anyway
+        quiet.addHandler(logging.NullHandler())
     kwargs = {"base_url": base_url} if base_url else {}
     client = WebClient(token=token, timeout=timeout_s, retry_handlers=retry_handlers(), logger=quiet, **kwargs)
     where = base_url or client.base_url
