@@ -16,17 +16,17 @@ from pathlib import Path
 from types import FrameType
 
 from slack_bolt.error import BoltError
-from slack_sdk.errors import SlackApiError
 
 from bot.app import Bot
 from bot.config import SlackSettings, load_bot_config
 from bot.server import HttpServer
+from bot.slack_io import SLACK_FAILURES, slack_error
+from bot.startup import SETUP, StartupError, check_slack
 from core.assistant import Assistant
 from core.errors import DatasmithError
 from core.settings import Settings
 
 log = logging.getLogger("datasmith.bot")
-SETUP = "see README.md, 'Slack setup' (create the app from bot/manifest.json)"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -58,16 +58,18 @@ def main(argv: list[str] | None = None) -> int:
         print(f"datasmith bot: {', '.join(missing)} not set; {SETUP}", file=sys.stderr)
         return 2
     try:
+        for warning in check_slack(slack.bot_token or "", slack.base_url, slack.api_timeout):
+            log.warning("%s", warning)
         config = load_bot_config(args.config)
         settings = Settings().with_overrides(knowledge=args.knowledge, home=args.home)
         log.info("loading knowledge from %s", ", ".join(str(k) for k in settings.knowledge))
         core = Assistant.from_settings(settings)
         bot = Bot(core, slack, config)
-    except DatasmithError as exc:
+    except (DatasmithError, StartupError) as exc:
         print(f"datasmith bot: {exc}", file=sys.stderr)
         return 2
-    except (BoltError, SlackApiError) as exc:  # auth.test failed: a wrong token or an unreachable API
-        print(f"datasmith bot: Slack refused the bot token ({exc}); {SETUP}", file=sys.stderr)
+    except (BoltError, *SLACK_FAILURES) as exc:  # Slack failed between the check and bolt's own auth.test
+        print(f"datasmith bot: Slack failed at start ({slack_error(exc)}); try again, or {SETUP}", file=sys.stderr)
         return 2
 
     stop = threading.Event()
@@ -88,7 +90,12 @@ def main(argv: list[str] | None = None) -> int:
         else:
             from slack_bolt.adapter.socket_mode import SocketModeHandler
             handler = SocketModeHandler(bot.app, slack.app_token)
-            handler.connect()
+            try:
+                handler.connect()
+            except SLACK_FAILURES as exc:
+                print(f"datasmith bot: Socket Mode could not connect ({slack_error(exc)}): check SLACK_APP_TOKEN "
+                      "(xapp-…, 'Basic Information' → App-Level Tokens, scope connections:write)", file=sys.stderr)
+                return 2
             log.info("datasmith bot: connected over Socket Mode")
             stop.wait()
             handler.close()

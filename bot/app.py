@@ -16,6 +16,7 @@ from slack_sdk import WebClient
 from bot import blocks, commands
 from bot.config import BotConfig, SlackSettings
 from bot.conversation import Conversation, Incoming
+from bot.logs import bolt_logger
 from bot.memory import BotMemory
 from bot.slack_io import SlackIO, make_client
 from bot.worker import Worker
@@ -26,6 +27,9 @@ log = logging.getLogger("datasmith.bot")
 CONFIRM = re.compile(r"^ds_confirm_(run|cancel)$")
 RESUME = re.compile(r"^ds_resume_(retry|skip|abort|force)$")
 CHOOSE = re.compile(r"^ds_choose_\d+$")
+# Message subtypes that carry text a person wrote: a reply also sent to the channel, a file with a
+# comment, a /me line. Edits, joins, bot posts and the rest are not requests.
+HUMAN_SUBTYPES = frozenset({None, "file_share", "thread_broadcast", "me_message"})
 
 
 class Bot:
@@ -38,9 +42,9 @@ class Bot:
         self.config = config
         self.memory = BotMemory(core.settings.home / "bot.sqlite3")
         self.worker = Worker()
-        self.client = client or make_client(slack.bot_token, slack.base_url)
+        self.client = client or make_client(slack.bot_token, slack.base_url, slack.api_timeout)
         self.conversation = Conversation(core, SlackIO(self.client), self.memory, config)
-        self.app = App(client=self.client, signing_secret=slack.signing_secret or "",
+        self.app = App(client=self.client, signing_secret=slack.signing_secret or "", logger=bolt_logger(),
                        request_verification_enabled=bool(slack.signing_secret),
                        ignoring_self_assistant_message_events_enabled=True)
         self._closed = False
@@ -78,18 +82,18 @@ class Bot:
         app, conv = self.app, self.conversation
 
         @app.event("app_mention")
-        def on_mention(event: dict[str, Any]) -> None:
-            self.take(_incoming(event, is_dm=event.get("channel_type") == "im"), mentioned=True)
+        def on_mention(event: dict[str, Any], context: BoltContext) -> None:
+            self.take(_incoming(event, context, is_dm=event.get("channel_type") == "im"), mentioned=True)
 
         @app.event("message")
         def on_message(event: dict[str, Any], context: BoltContext) -> None:
-            if event.get("subtype") not in (None, "file_share") or event.get("bot_id"):
-                return  # edits, joins, other bots
+            if event.get("subtype") not in HUMAN_SUBTYPES or event.get("bot_id") or not event.get("user"):
+                return  # edits, joins, bots (bolt already drops our own)
             is_dm = event.get("channel_type") == "im"
             mentioned = bool(context.bot_user_id) and f"<@{context.bot_user_id}" in (event.get("text") or "")
             if mentioned and not is_dm:
                 return  # the app_mention event carries it
-            self.take(_incoming(event, is_dm=is_dm), mentioned=mentioned)
+            self.take(_incoming(event, context, is_dm=is_dm), mentioned=mentioned)
 
         panel = Assistant()
 
@@ -99,8 +103,8 @@ class Bot:
             set_suggested_prompts(prompts=conv.prompts())
 
         @panel.user_message
-        def on_panel_message(payload: dict[str, Any]) -> None:
-            self.take(_incoming(payload, is_dm=True, assistant_thread=True), mentioned=True)
+        def on_panel_message(payload: dict[str, Any], context: BoltContext) -> None:
+            self.take(_incoming(payload, context, is_dm=True, assistant_thread=True), mentioned=True)
 
         app.use(panel)
 
@@ -120,7 +124,7 @@ class Bot:
             decision = CONFIRM.match(action["action_id"]).group(1)  # type: ignore[union-attr]
             channel, thread = body["channel"]["id"], body.get("message", {}).get("thread_ts")
             self.worker.submit(conv.guarded(conv.on_confirm(action["value"], decision, body["user"]["id"], channel,
-                                                            body["container"]["message_ts"]), channel, thread))
+                                                            body["container"]["message_ts"], thread), channel, thread))
 
         @app.action(RESUME)
         def on_resume(ack: Any, body: dict[str, Any], action: dict[str, Any]) -> None:
@@ -151,6 +155,7 @@ class Bot:
             log.error("bolt listener failed for %s", body.get("type"), exc_info=error)
 
 
-def _incoming(event: dict[str, Any], *, is_dm: bool, assistant_thread: bool = False) -> Incoming:
+def _incoming(event: dict[str, Any], context: BoltContext, *, is_dm: bool, assistant_thread: bool = False) -> Incoming:
     return Incoming(text=event.get("text") or "", user=event.get("user") or "", channel=event["channel"],
-                    ts=event["ts"], thread_ts=event.get("thread_ts"), is_dm=is_dm, assistant_thread=assistant_thread)
+                    ts=event["ts"], thread_ts=event.get("thread_ts"), is_dm=is_dm, assistant_thread=assistant_thread,
+                    bot_user=context.bot_user_id)

@@ -43,6 +43,10 @@ TEXT: dict[str, dict[str, str]] = {
     "reply_hint": {"zh": "直接在这个线程里回复即可,不用再 @ 我。", "en": "Just reply in this thread, no need to mention me."},
     "choose_hint": {"zh": "点一个按钮,或在这个线程里回复编号、名称或换个说法。",
                     "en": "Press a button, or reply in this thread with its number, its name or other words."},
+    # a plain DM has no thread: the next message is the answer
+    "reply_hint_dm": {"zh": "直接回复即可。", "en": "Just reply here."},
+    "choose_hint_dm": {"zh": "点一个按钮,或直接回复编号、名称或换个说法。",
+                       "en": "Press a button, or reply with its number, its name or other words."},
     "chosen": {"zh": "👉 已选择", "en": "👉 Chosen"},
     "breakpoint_hint": {"zh": "选择:重试这一步 / 跳过这一步 / 中止运行。",
                         "en": "Choose: retry the step, skip it, or abort the run."},
@@ -215,14 +219,15 @@ def progress_status(run: RunRecord, lang: str) -> str:
     return f"{t('status', lang)} {k_of_n}" + (f" · {tool}" if tool else "")
 
 
-def question(plan: Plan, lang: str, conversation: str | None = None) -> Message:
+def question(plan: Plan, lang: str, conversation: str | None = None, *, threaded: bool = True) -> Message:
     head = t("needs_input", lang) if plan.status == "needs_input" else t("no_match", lang)
     body = esc(plan.question or "")
     blocks = [section(f"*{head}*" + (f" · {what(plan)}" if plan.rule or plan.tool else "")), section(body)]
     if plan.status == "needs_input" and plan.choices and conversation is not None:
         blocks.append(choice_actions(plan, conversation))
     if plan.status == "needs_input":
-        blocks.append(context(t("choose_hint" if plan.choices else "reply_hint", lang)))
+        hint = "choose_hint" if plan.choices else "reply_hint"
+        blocks.append(context(t(hint if threaded else f"{hint}_dm", lang)))
     return Message(f"{head}: {plan.question or ''}"[:3000], blocks)
 
 
@@ -313,16 +318,16 @@ def result(run: RunRecord, lang: str, *, latency_ms: float | None = None, by: st
     return Message(text, blocks[:MAX_BLOCKS], attachment)
 
 
-def report(rep: RunReport, lang: str, conversation: str | None = None) -> Message:
+def report(rep: RunReport, lang: str, conversation: str | None = None, *, threaded: bool = True) -> Message:
     """Any report that ends a request: an error, a question (with choice buttons when it offers
-    choices in a `conversation`), or a run."""
+    choices in a `conversation`; `threaded` False in a plain DM, which has no thread), or a run."""
     if rep.run is not None:
         return result(rep.run, lang, latency_ms=rep.latency_ms)
     if rep.error is not None:
         return failure(rep.error, lang, rep.trace_id, rep.plan)
     assert rep.plan is not None, "a report has a run, an error or a plan"
     if rep.plan.status in ("needs_input", "no_match"):
-        return question(rep.plan, lang, conversation)
+        return question(rep.plan, lang, conversation, threaded=threaded)
     # planned, not run (plan only): show the plan
     head = f"*{t('planned', lang)}* · {what(rep.plan)}"
     return Message(head, [section(head), context(plan_summary(rep.plan, lang))])

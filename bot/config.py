@@ -71,7 +71,8 @@ def load_bot_config(path: Path | None) -> BotConfig:
 
 class SlackSettings(BaseSettings):
     """`SLACK_BOT_TOKEN`, `SLACK_APP_TOKEN` (Socket Mode), `SLACK_SIGNING_SECRET` (HTTP mode),
-    `SLACK_API_URL` (Web API base URL: enterprise proxies, tests)."""
+    `SLACK_API_URL` (Web API base URL: enterprise proxies, tests), `SLACK_API_TIMEOUT` (seconds a Web API
+    call may take before it counts as failed)."""
 
     model_config = SettingsConfigDict(env_prefix="SLACK_", extra="ignore")
 
@@ -79,6 +80,7 @@ class SlackSettings(BaseSettings):
     app_token: str | None = None
     signing_secret: str | None = None
     api_url: str | None = None
+    api_timeout: float = 30.0
 
     @property
     def base_url(self) -> str | None:

@@ -10,37 +10,21 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import re
 import uuid
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
-from html import unescape
 from typing import Any, Literal
 
-from slack_sdk.errors import SlackApiError
-
-from bot import blocks
+from bot import blocks, mrkdwn
 from bot.config import BotConfig
 from bot.memory import BotMemory
-from bot.slack_io import SlackIO
+from bot.slack_io import SLACK_FAILURES, SlackIO, slack_error
 from core.assistant import Assistant
 from core.errors import OUTCOME_UNKNOWN, RUN_NOT_FOUND, DatasmithError
 from core.execution import ResumeAction
 from core.models import ErrorInfo, Request, RunRecord, RunReport, StepRun
 
 log = logging.getLogger("datasmith.bot")
-
-MENTION = re.compile(r"<@[A-Z0-9]+(?:\|[^>]*)?>")
-LINK = re.compile(r"<([^<>|]+)\|([^<>]+)>|<([^<>|@#!][^<>]*)>")
-
-
-def plain_text(text: str) -> str:
-    """Slack's mrkdwn message text as the user typed it: mentions dropped, links and entities undone."""
-    text = MENTION.sub(" ", text or "")
-    text = LINK.sub(lambda m: m.group(2) or m.group(3) or "", text)
-    text = re.sub(r"^mailto:", "", unescape(text))
-    return " ".join(text.split())
-
 
 @dataclass(frozen=True)
 class Incoming:
@@ -53,6 +37,7 @@ class Incoming:
     thread_ts: str | None = None
     is_dm: bool = False
     assistant_thread: bool = False  # the assistant panel: has a status line
+    bot_user: str | None = None  # our own user id: its mention only addresses the request
 
     @property
     def conversation(self) -> str:
@@ -78,8 +63,11 @@ class Progress:
         self._task: asyncio.Task[None] | None = None
 
     @classmethod
-    def in_message(cls, io: SlackIO, channel: str, ts: str, lang: str, interval_s: float) -> Progress:
-        return cls(lambda run: io.update(channel, ts, blocks.progress(run, lang)), interval_s)
+    def in_message(cls, io: SlackIO, channel: str, ts: str | None, lang: str, interval_s: float) -> Progress:
+        async def show(run: RunRecord) -> None:
+            if ts is not None:  # no placeholder (Slack refused it): nothing to edit
+                await io.try_update(channel, ts, blocks.progress(run, lang))
+        return cls(show, interval_s)
 
     @classmethod
     def in_status(cls, io: SlackIO, channel: str, thread: str, lang: str, interval_s: float) -> Progress:
@@ -100,8 +88,8 @@ class Progress:
                     return
                 try:
                     await self.show(self._latest)
-                except SlackApiError as exc:  # progress is best effort; the final answer is not
-                    log.warning("progress update failed: %s", exc.response.get("error"))
+                except SLACK_FAILURES as exc:  # progress is best effort; the final answer is not
+                    log.warning("progress update failed: %s", slack_error(exc))
             await asyncio.sleep(self.interval_s)
 
     async def close(self) -> None:
@@ -137,16 +125,16 @@ class Conversation:
 
     async def on_message(self, msg: Incoming) -> None:
         lang = blocks.lang_of(msg.text)
-        text = plain_text(msg.text)
+        text = await self.decoded(msg)
         if not text:
-            await self.io.post(msg.channel, msg.reply_thread, self._examples(lang))
+            await self.io.deliver(msg.channel, None, msg.reply_thread, self._examples(lang))
             return
         ts: str | None = None
         if msg.assistant_thread:  # the panel's own "is working…" line; any reply clears it
             await self.io.status(msg.channel, msg.conversation, blocks.t("status", lang))
             progress = Progress.in_status(self.io, msg.channel, msg.conversation, lang, self.config.progress_interval_s)
-        else:
-            ts = await self.io.post(msg.channel, msg.reply_thread, blocks.working(lang))
+        else:  # a placeholder to edit; when Slack refuses it the answer is posted instead
+            ts = await self.io.placeholder(msg.channel, msg.reply_thread, blocks.working(lang))
             progress = Progress.in_message(self.io, msg.channel, ts, lang, self.config.progress_interval_s)
         pending = self.memory.pending(msg.channel, msg.conversation)
         access = self.config.access(msg.channel, is_dm=msg.is_dm)
@@ -156,7 +144,7 @@ class Conversation:
 
         def on_wait(position: int, wait_s: float) -> None:  # queued behind others for the LLM
             text = blocks.queued(position, wait_s, lang)
-            show = (self.io.update(msg.channel, ts, blocks.Message(text, [blocks.section(text)])) if ts else
+            show = (self.io.try_update(msg.channel, ts, blocks.Message(text, [blocks.section(text)])) if ts else
                     self.io.status(msg.channel, msg.conversation, text))
             task = asyncio.get_running_loop().create_task(show)
             notes.add(task)
@@ -173,12 +161,15 @@ class Conversation:
             await asyncio.gather(*notes, return_exceptions=True)
         await self._answer(msg, ts, lang, request, report)
 
+    async def decoded(self, msg: Incoming) -> str:
+        """What the person meant: markup decoded, other people's mentions named where Slack tells."""
+        others = [u for u in mrkdwn.user_ids(msg.text) if u != msg.bot_user]
+        names = await self.io.user_names(others) if others else {}
+        return mrkdwn.decode(msg.text, bot_user=msg.bot_user, names=names)
+
     async def _show(self, channel: str, ts: str | None, thread: str | None, message: blocks.Message) -> None:
-        """Edit our message when there is one, else post the answer in the thread."""
-        if ts is None:
-            await self.io.post(channel, thread, message)
-        else:
-            await self.io.update(channel, ts, message, thread=thread)
+        """Edit our message when there is one, else (or when Slack refuses the edit) post the answer."""
+        await self.io.deliver(channel, ts, thread, message)
 
     async def _answer(self, msg: Incoming, ts: str | None, lang: str, request: Request, report: RunReport) -> None:
         plan = report.plan
@@ -190,7 +181,8 @@ class Conversation:
             cid = self.memory.add_confirmation(msg.channel, msg.reply_thread, request, plan)
             await self._show(msg.channel, ts, msg.reply_thread, blocks.confirm(plan, cid, lang))
             return
-        await self._show(msg.channel, ts, msg.reply_thread, blocks.report(report, lang, msg.conversation))
+        await self._show(msg.channel, ts, msg.reply_thread,
+                         blocks.report(report, lang, msg.conversation, threaded=msg.reply_thread is not None))
 
     def _examples(self, lang: str) -> blocks.Message:
         lines = [f"• {e}" for e in self.examples(6)]
@@ -213,11 +205,12 @@ class Conversation:
 
     # ------------------------------------------------------------------ buttons
 
-    async def on_confirm(self, cid: str, decision: str, user: str, channel: str, message_ts: str) -> None:
+    async def on_confirm(self, cid: str, decision: str, user: str, channel: str, message_ts: str,
+                         thread: str | None = None) -> None:
         conf = self.memory.confirmation(cid)
         lang = blocks.lang_of(conf.request.text) if conf else "en"
-        if conf is None or conf.status != "pending":
-            await self.io.ephemeral(channel, user, blocks.t("gone", lang))
+        if conf is None or conf.status != "pending":  # already decided (and maybe forgotten): say so in its thread
+            await self.io.ephemeral(channel, user, blocks.t("gone", lang), conf.thread if conf else thread)
             return
         if not self.config.may_act_for(user, conf.user):
             await self.io.ephemeral(channel, user, blocks.t("not_yours", lang), conf.thread)
@@ -230,15 +223,15 @@ class Conversation:
             return
         try:
             if decision == "cancel":
-                await self.io.update(channel, message_ts, blocks.cancelled(conf.plan, user, lang))
+                await self.io.deliver(channel, message_ts, conf.thread, blocks.cancelled(conf.plan, user, lang))
                 return
-            await self.io.update(channel, message_ts, blocks.starting(conf.plan, user, lang))
+            await self.io.try_update(channel, message_ts, blocks.starting(conf.plan, user, lang))
             progress = Progress.in_message(self.io, channel, message_ts, lang, self.config.progress_interval_s)
             try:
                 report = await self.assistant.execute(conf.request, conf.plan, confirmed=True, progress=progress)
             finally:
                 await progress.close()
-            await self.io.update(channel, message_ts, blocks.report(report, lang), thread=conf.thread)
+            await self.io.deliver(channel, message_ts, conf.thread, blocks.report(report, lang))
         finally:
             self.memory.forget_confirmation(cid)
 
@@ -261,7 +254,7 @@ class Conversation:
                 f"resume:{run_id}:{run.updated_at.isoformat()}:{action}"):
             await self.io.ephemeral(channel, user, blocks.t("gone", lang), thread)
             return
-        await self.io.update(channel, message_ts, blocks.resuming(run_id, action, user, lang))
+        await self.io.try_update(channel, message_ts, blocks.resuming(run_id, action, user, lang))
         progress = Progress.in_message(self.io, channel, message_ts, lang, self.config.progress_interval_s)
         try:
             report = await self.assistant.resume(run_id, "retry" if action == "force" else action, by=user,
@@ -269,11 +262,11 @@ class Conversation:
         finally:
             await progress.close()
         if report.error is not None and report.error.code == OUTCOME_UNKNOWN:  # may already have happened
-            await self.io.update(channel, message_ts, blocks.unsure(run, report.error, lang), thread=thread)
+            await self.io.deliver(channel, message_ts, thread, blocks.unsure(run, report.error, lang))
             return
         msg = blocks.result(report.run, lang, latency_ms=report.latency_ms, by=user) if report.run else \
             blocks.report(report, lang)
-        await self.io.update(channel, message_ts, msg, thread=thread)
+        await self.io.deliver(channel, message_ts, thread, msg)
 
     async def on_choice(self, value: str, user: str, channel: str, message_ts: str, thread: str | None,
                         is_dm: bool) -> None:
@@ -296,7 +289,7 @@ class Conversation:
         if not self.memory.claim(f"choice:{channel}:{conversation}:{message_ts}"):  # a double click
             await self.io.ephemeral(channel, user, blocks.t("gone", lang), thread)
             return
-        await self.io.update(channel, message_ts, blocks.chosen(pending[1], index, user, lang))
+        await self.io.try_update(channel, message_ts, blocks.chosen(pending[1], index, user, lang))
         await self.on_message(Incoming(text=str(index), user=pending[0] or user, channel=channel, ts=message_ts,
                                        thread_ts=conversation or None, is_dm=is_dm))
 
@@ -309,7 +302,7 @@ class Conversation:
             if run.request.surface != "slack" or not run.request.channel:
                 continue
             lang = blocks.lang_of(run.request.text)
-            await self.io.post(run.request.channel, run.request.thread, blocks.result(run, lang))
+            await self.io.deliver(run.request.channel, None, run.request.thread, blocks.result(run, lang))
 
     # ------------------------------------------------------------------ the safety net
 
@@ -318,11 +311,10 @@ class Conversation:
         """Run a job; an unexpected failure reaches the user as a code and trace_id, never a trace."""
         try:
             await job
+        except SLACK_FAILURES as exc:  # Slack failing is not a bug of ours: saying so would fail too
+            log.error("a job stopped because Slack failed: %s", slack_error(exc), exc_info=exc)
         except Exception as exc:  # noqa: BLE001 - the last line of defence for a chat surface
-            try:
-                await self.io.post(channel, thread, internal_failure(exc, lang))
-            except Exception:  # noqa: BLE001 - Slack itself is failing: the log has it
-                log.exception("could not tell the user about a failed job")
+            await self.io.deliver(channel, None, thread, internal_failure(exc, lang))
 
 
 def internal_failure(exc: BaseException, lang: str) -> blocks.Message:

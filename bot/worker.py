@@ -26,8 +26,10 @@ class Worker:
         self._thread.start()
 
     def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
-        future = asyncio.run_coroutine_threadsafe(coro, self.loop)
+        # Registered under the lock before anyone can ask: the job may start (and show in Slack) before
+        # this thread runs its next line, and `busy` / `stop()` must already count it.
         with self._lock:
+            future = asyncio.run_coroutine_threadsafe(coro, self.loop)
             self._inflight.add(future)
         future.add_done_callback(self._done)
         return future

@@ -48,12 +48,13 @@ def start_bot(settings_for: Callable[..., Settings], shop_knowledge: Knowledge,
     started: list[Harness] = []
 
     def start(config: BotConfig | None = None, knowledge: Knowledge | None = None, home: Path | None = None,
-              **settings: object) -> Harness:
+              api_timeout: float = 30.0, **settings: object) -> Harness:
         s = settings_for(**settings)
         if home is not None:
             s = s.model_copy(update={"home": home})
         core = Assistant(s, knowledge or shop_knowledge)
-        bot = Bot(core, SlackSettings(bot_token="xoxb-test", signing_secret=SECRET, api_url=slack.base_url),
+        bot = Bot(core, SlackSettings(bot_token="xoxb-test", signing_secret=SECRET, api_url=slack.base_url,
+                                      api_timeout=api_timeout),
                   config or BotConfig(progress_interval_s=0.05))
         server = HttpServer(bot.app, "127.0.0.1", 0).start()
         h = Harness(bot, server, SlackSender(f"http://127.0.0.1:{server.port}/slack/events", SECRET), slack)

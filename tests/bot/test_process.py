@@ -118,3 +118,47 @@ def test_socket_mode_receives_envelopes_and_acks_them(bot_env) -> None:
     assert acks[0]["envelope_id"] == "env-1"
     assert fake.posted("CS")[0].args["thread_ts"] == ts
     assert proc.returncode == 0, err
+
+
+def _start_fails(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "bot", "--http", "--port", "0"], cwd=ROOT, capture_output=True,
+                          text=True, env={**env, "SLACK_SIGNING_SECRET": SECRET}, timeout=120)
+
+
+def test_an_unreachable_web_api_ends_with_one_line_saying_what_to_check(bot_env) -> None:
+    env, _ = bot_env
+    out = _start_fails({**env, "SLACK_API_URL": f"http://127.0.0.1:{free_port()}/api"})
+    lines = out.stderr.strip().splitlines()
+    assert out.returncode == 2 and len(lines) == 1, out.stderr
+    assert "cannot reach Slack's Web API" in lines[0] and "SLACK_API_URL" in lines[0]
+
+
+def test_a_bad_token_or_missing_scopes_end_with_one_line_saying_what_to_do(bot_env) -> None:
+    env, fake = bot_env
+    fake.fail("auth.test", error="invalid_auth")
+    out = _start_fails(env)
+    assert out.returncode == 2 and out.stderr.strip().splitlines() == [out.stderr.strip()], out.stderr
+    assert "refused SLACK_BOT_TOKEN (invalid_auth)" in out.stderr and "OAuth & Permissions" in out.stderr
+    fake.scopes = "app_mentions:read,channels:history,commands"
+    out = _start_fails(env)
+    assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1, out.stderr
+    assert "lacks the scopes chat:write, im:history" in out.stderr and "reinstall" in out.stderr
+
+
+def test_a_normal_start_logs_no_bolt_warning_and_a_forged_request_no_body(bot_env) -> None:
+    env, fake = bot_env
+    fake.scopes = ",".join(MANIFEST["oauth_config"]["scopes"]["bot"])
+    port = free_port()
+    proc = run_bot("--http", "--host", "127.0.0.1", "--port", str(port), env={**env, "SLACK_SIGNING_SECRET": SECRET})
+    try:
+        wait_until_up(f"http://127.0.0.1:{port}/health", proc, ready=lambda r: r.json()["ok"])
+        forged = SlackSender(f"http://127.0.0.1:{port}/slack/events", "not-the-secret")
+        resp, _ = forged.mention("my secret request text 机密", channel="CX")
+        assert resp.status_code == 401
+        forged.close()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert "token will be unused" not in err and "WARNING" not in err
+    assert "Invalid request signature" in err and "secret request text" not in err and "机密" not in err
