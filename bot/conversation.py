@@ -175,6 +175,8 @@ class Conversation:
         plan = report.plan
         if plan is not None and plan.status == "needs_input" and report.error is None:
             self.memory.set_pending(msg.channel, msg.conversation, msg.user, plan)
+        elif report.error is not None and report.error.code.startswith("DS-1") and request.previous is not None:
+            pass  # the reply was unusable (DS-106, DS-107...): the question stays open for another try
         else:
             self.memory.clear_pending(msg.channel, msg.conversation)
         if plan is not None and plan.status == "planned" and report.run is None and report.error is None:
