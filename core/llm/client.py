@@ -16,6 +16,7 @@ from pydantic import SecretStr
 
 from core.errors import LLM_RATE_LIMITED, LLM_UNAVAILABLE, LLMError
 from core.llm.limiter import LeakyBucket, OnWait
+from core.llm.output import OutputMode, answer_text, choose, options
 from core.models import LLMUsage as Usage
 from core.settings import Settings
 
@@ -24,19 +25,10 @@ log = logging.getLogger("datasmith.llm")
 
 @dataclass
 class Reply:
-    content: str
+    content: str  # the answer proper (a forced call's arguments, or the message content)
     usage: Usage
-
-
-def _response_format(model: str, schema: dict[str, Any] | None) -> dict[str, Any]:
-    """A JSON schema where the provider enforces one, else plain JSON mode."""
-    if schema is not None:
-        try:
-            if litellm.supports_response_schema(model=model):
-                return {"type": "json_schema", "json_schema": {"name": "plan", "schema": schema, "strict": False}}
-        except Exception:  # noqa: BLE001 - unknown model names: litellm cannot tell, JSON mode is safe
-            pass
-    return {"type": "json_object"}
+    mode: OutputMode = "json_object"
+    reasoning_chars: int = 0  # reasoning the provider returned apart from the answer (not parsed)
 
 
 class LLMClient:
@@ -50,6 +42,7 @@ class LLMClient:
         self.timeout_s = settings.llm_timeout_s
         self.max_attempts = max(1, settings.llm_max_attempts)
         self.bucket = bucket
+        self.mode: OutputMode = choose(self.model, settings.llm_output)
         self.extra = extra or {}  # e.g. mock_response in unit tests
 
     async def complete(self, messages: list[dict[str, str]], *, schema: dict[str, Any] | None = None,
@@ -70,8 +63,7 @@ class LLMClient:
 
     async def _once(self, messages: list[dict[str, str]], schema: dict[str, Any] | None, waited_s: float) -> Reply:
         kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "timeout": self.timeout_s,
-                                  "temperature": 0, "num_retries": 0,
-                                  "response_format": _response_format(self.model, schema), **self.extra}
+                                  "temperature": 0, "num_retries": 0, **options(self.mode, schema), **self.extra}
         if self.api_base:
             kwargs["api_base"] = self.api_base
         if self.api_key:
@@ -88,15 +80,17 @@ class LLMClient:
         except Exception as exc:  # noqa: BLE001 - auth, bad request, unknown model: not worth a retry
             raise LLMError(f"the LLM call was refused ({_brief(exc)})", code=LLM_UNAVAILABLE,
                            message_zh="LLM 调用被拒绝") from exc
-        content = response.choices[0].message.content or ""
+        message = response.choices[0].message
+        reasoning = getattr(message, "reasoning_content", None) or ""
         usage = getattr(response, "usage", None)
         try:
             cost = float(litellm.completion_cost(completion_response=response))
         except Exception:  # noqa: BLE001 - models without a price (local servers) have no cost
             cost = None
-        return Reply(content, Usage(calls=1, prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
-                                    completion_tokens=getattr(usage, "completion_tokens", 0) or 0, cost_usd=cost,
-                                    waited_s=waited_s))
+        return Reply(answer_text(message), Usage(calls=1, prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+                                                 completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
+                                                 cost_usd=cost, waited_s=waited_s, output_mode=self.mode),
+                     self.mode, len(reasoning))
 
 
 def _brief(exc: Exception) -> str:
