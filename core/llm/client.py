@@ -43,7 +43,12 @@ class LLMClient:
         self.max_attempts = max(1, settings.llm_max_attempts)
         self.bucket = bucket
         self.mode: OutputMode = choose(self.model, settings.llm_output)
+        self.max_prompt_tokens = settings.llm_max_prompt_tokens or context_tokens(self.model)
         self.extra = extra or {}  # e.g. mock_response in unit tests
+
+    def fits(self, messages: list[dict[str, str]]) -> bool:
+        """Whether a prompt fits the model's input context (unknown context: it does)."""
+        return self.max_prompt_tokens is None or count_tokens(messages) <= self.max_prompt_tokens
 
     async def complete(self, messages: list[dict[str, str]], *, schema: dict[str, Any] | None = None,
                        on_wait: OnWait | None = None) -> Reply:
@@ -91,6 +96,21 @@ class LLMClient:
                                                  completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
                                                  cost_usd=cost, waited_s=waited_s, output_mode=self.mode),
                      self.mode, len(reasoning))
+
+
+def context_tokens(model: str) -> int | None:
+    """The model's input context from litellm's model info (None for models it does not know)."""
+    try:
+        info = litellm.get_model_info(model)
+    except Exception:  # noqa: BLE001 - a local server's model: litellm does not know it
+        return None
+    return info.get("max_input_tokens") or info.get("max_tokens")
+
+
+def count_tokens(messages: list[dict[str, str]]) -> int:
+    """Prompt tokens, estimated with tiktoken's default encoding plus 10% (tokenizers differ by
+    model; no model name is passed, so litellm never fetches a Hugging Face tokenizer)."""
+    return int(litellm.token_counter(model="", messages=messages) * 1.1)
 
 
 def _brief(exc: Exception) -> str:

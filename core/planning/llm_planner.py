@@ -64,7 +64,7 @@ class LLMPlanner:
         """The LLM's plan; when it cannot give one, `rule_plan` (the rule planner's answer, made
         here if the caller has none) with the reason in `fallback`."""
         usage = Usage()
-        messages = plan_messages(request, self.kn, hits)
+        messages, trimmed = plan_messages(request, self.kn, hits, fits=self.client.fits)
         try:
             for attempt in (1, 2):
                 reply = await self.client.complete(messages, schema=LLM_PLAN_SCHEMA, on_wait=on_wait)
@@ -73,6 +73,8 @@ class LLMPlanner:
                 if plan is not None:  # `problems` is then how the plan was taken from the answer
                     apart = ["reasoning returned apart from the answer was set aside"] if reply.reasoning_chars else []
                     plan.notes.insert(0, "; ".join([f"LLM answer asked as {reply.mode}", *apart, *problems]))
+                    if trimmed:
+                        plan.notes.insert(1, trimmed)
                     return plan, usage
                 if attempt == 1:
                     messages = [*messages, {"role": "assistant", "content": reply.content}, repair_message(problems)]
