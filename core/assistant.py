@@ -190,6 +190,11 @@ class Assistant:
         writes = any(self.knowledge.tools[s.tool_name].side_effects for s in plan.steps if s.tool_name in self.knowledge.tools)
         return not (env and env.allowed_users is not None and writes and user not in env.allowed_users)
 
+    def plan_writes(self, plan: Plan) -> bool:
+        """Whether a step of the plan that will run has side effects."""
+        return any(self.knowledge.tools[s.tool_name].side_effects for s in plan.steps
+                   if s.tool_name in self.knowledge.tools and not s.skipped)
+
     def needs_confirmation(self, plan: Plan) -> bool:
         env = self.knowledge.environment(plan.pack or "", plan.environment or "")
         return bool(env and env.confirm and any(self.knowledge.tools[s.tool_name].side_effects for s in plan.steps))
