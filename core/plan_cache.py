@@ -23,9 +23,10 @@ from core.planning.text import normalize
 
 @cache
 def planner_fingerprint() -> str:
-    """A digest of the planning code (read once per process)."""
+    """A digest of the planning code, the LLM planner's answer reading included (read once per process)."""
     digest = hashlib.sha256()
-    for path in sorted((Path(__file__).parent / "planning").glob("*.py")):
+    here = Path(__file__).parent
+    for path in sorted([*(here / "planning").glob("*.py"), *(here / "llm").glob("*.py")]):
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
