@@ -9,6 +9,7 @@ import pytest
 
 from core.llm.answer import extract_object
 from core.models import Request
+from core.output_contract import checked
 from tests.fixtures.llm_stub import Answer, LLMStub
 from tests.llm.conftest import answer_for
 
@@ -75,4 +76,5 @@ def test_the_plan_says_how_it_was_taken(llm_assistant, stub: LLMStub, shop_knowl
     assert report.plan.notes[0] == ("LLM answer asked as json_object; "
                                     "reasoning returned apart from the answer was set aside")
     assert report.usage.output_mode == "json_object"
-    assert json.loads(json.dumps(report.spec_json(with_run=False)))["usage"]["output_mode"] == "json_object"
+    spec = json.loads(json.dumps(report.spec_json(with_run=False)))
+    assert spec["usage"]["output_mode"] == "json_object" and checked(spec) == spec  # the published contract
