@@ -63,6 +63,8 @@ class Grounding:
                     dropped.append(Dropped(step.step_id, name, names[-1], value))
                 else:
                     step.sources[name] = source
+                    if (typed := validate(value, param)) is not MISSING:
+                        step.arguments[name] = typed  # 123456 for a string id is "123456": no repair round
         return dropped
 
     def source(self, plan: Plan, step: PlanStep, tool: ToolSpec, param: ParamSpec, value: Any,

@@ -87,3 +87,12 @@ def test_a_value_from_earlier_in_the_thread_is_grounded_as_conversation(llm_assi
     assert second.plan.status == "planned"
     assert (step.arguments["buyer_id"], step.sources["buyer_id"]) == ("B2002", "conversation")
     assert step.sources["item_id"] == "request"
+
+
+def test_a_found_value_is_given_as_its_parameter_takes_it(llm_assistant, stub: LLMStub, shop_knowledge) -> None:
+    data = json.loads(answer_for(shop_knowledge, ORDER_123456))
+    data["steps"][0]["arguments"].update({"item_id": 123456, "country": "us"})  # a number; lower case
+    stub.then(json.dumps(data))
+    plan = asyncio.run(llm_assistant().handle(Request(text="给商品123456下一单,发往美国"), execute=False)).plan
+    assert len(stub.seen) == 1 and plan.status == "planned" and plan.planner == "llm"
+    assert (plan.steps[0].arguments["item_id"], plan.steps[0].arguments["country"]) == ("123456", "US")
