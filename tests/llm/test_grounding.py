@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 
-from core.models import Request
+from core.models import Plan, PlanStep, Request, ValueMapping
+from core.planning import RulePlanner
+from core.planning.grounding import Grounding
 from sandbox.server import BackgroundServer
 from tests.e2e.test_shop_over_http import db_row
 from tests.fixtures.llm_stub import LLMStub
@@ -96,3 +99,22 @@ def test_a_found_value_is_given_as_its_parameter_takes_it(llm_assistant, stub: L
     plan = asyncio.run(llm_assistant().handle(Request(text="给商品123456下一单,发往美国"), execute=False)).plan
     assert len(stub.seen) == 1 and plan.status == "planned" and plan.planner == "llm"
     assert (plan.steps[0].arguments["item_id"], plan.steps[0].arguments["country"]) == ("123456", "US")
+
+
+def test_a_constant_of_the_chosen_rule_is_grounded_and_another_value_is_not(shop_knowledge) -> None:
+    """A rule that fixes a value (reason=七天无理由) makes that value traceable, and only that one."""
+    rule = shop_knowledge.rules["return_refund"].model_copy(deep=True)
+    rule.step(5).parameter_mapping["reason"] = ValueMapping(source="constant", value="七天无理由")
+    kn = dataclasses.replace(shop_knowledge, rules={**shop_knowledge.rules, "return_refund": rule})
+
+    def plan(reason: str) -> Plan:
+        return Plan(status="planned", rule="return_refund", pack="shop", environment="pre", planner="llm",
+                    steps=[PlanStep(step_id=5, tool_name="apply_return_refund",
+                                    arguments={"order_id": "O1", "reason": reason})])
+
+    request = Request(text="订单O1申请退货退款")
+    fixed, other = plan("七天无理由"), plan("尺码不合适")
+    assert Grounding(kn, RulePlanner(kn), request).apply(fixed) == []
+    assert fixed.steps[0].sources == {"order_id": "request", "reason": "constant"}
+    dropped = Grounding(kn, RulePlanner(kn), request).apply(other)
+    assert [(d.name, d.value) for d in dropped] == [("reason", "尺码不合适")]
