@@ -25,8 +25,10 @@ from core.llm.limiter import OnWait
 from core.llm.prompts import plan_messages, repair_message
 from core.models import Plan, PlanStep, Request, RetrievalHit, StepRef
 from core.planning.grounding import Dropped, Grounding
+from core.planning.lexicon import intent
 from core.planning.questions import language_of, missing_question
 from core.planning.rule_planner import RulePlanner
+from core.planning.text import normalize
 
 REF = {"type": "object", "required": ["from_step", "path"], "additionalProperties": False,
        "properties": {"from_step": {"type": "integer"}, "path": {"type": "string", "minLength": 1}}}
@@ -149,12 +151,26 @@ def _build(data: dict[str, Any], kn: Knowledge, request: Request,
         _ask_for_dropped(plan, dropped, kn, request)
     plan.known = {**(request.previous.known if request.previous else {}),
                   **{k: v for s in steps for k, v in s.arguments.items() if not isinstance(v, StepRef)}}
+    if plan.status == "planned" and (why := _unasked_write(plan, kn, request)):
+        return plan, [why]
     if plan.status == "planned":
         try:
             check_plan(kn.tools, plan)
         except (ContractError, InputError) as exc:  # a refused value, whoever stated it: the repair round
             return plan, [exc.message]
     return plan, []
+
+
+def _unasked_write(plan: Plan, kn: Knowledge, request: Request) -> str | None:
+    """The write bar: a request that only asks about something (the rule planner's reading of its
+    words) never gets a plan that writes from the model; it goes back to the repair round."""
+    if intent(normalize(request.text)) >= 0:
+        return None
+    step = next((s for s in plan.steps if s.tool_name in kn.tools and kn.tools[s.tool_name].side_effects), None)
+    if step is None:
+        return None
+    return (f"the request only asks about something, but step {step.step_id} ({step.tool_name}) changes data: "
+            "plan read-only tools, or answer no_match")
 
 
 def _check_steps(steps: list[PlanStep], kn: Knowledge) -> list[str]:

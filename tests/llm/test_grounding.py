@@ -118,3 +118,16 @@ def test_a_constant_of_the_chosen_rule_is_grounded_and_another_value_is_not(shop
     assert fixed.steps[0].sources == {"order_id": "request", "reason": "constant"}
     dropped = Grounding(kn, RulePlanner(kn), request).apply(other)
     assert [(d.name, d.value) for d in dropped] == [("reason", "尺码不合适")]
+
+
+def test_a_question_never_gets_a_write_from_the_model(llm_assistant, stub: LLMStub) -> None:
+    """The write bar: "what state is order X in?" answered with cancel_order (its id grounded) is
+    sent back, then the rule planner answers with the read."""
+    cancel = {"status": "planned", "rule": None, "tool": "cancel_order", "environment": None, "missing": [],
+              "question": None, "steps": [{"step_id": 1, "tool_name": "cancel_order", "dependencies": [],
+                                           "arguments": {"order_id": "O100000123"}}]}
+    stub.then(json.dumps(cancel), json.dumps(cancel))
+    report = asyncio.run(llm_assistant().handle(Request(text="订单O100000123现在是什么状态?"), execute=False))
+    assert "changes data" in stub.seen[1].last_user
+    assert report.plan.planner == "rules" and report.plan.fallback.startswith("DS-205")
+    assert report.plan.tool == "get_order" and report.plan.steps[0].arguments["order_id"] == "O100000123"
