@@ -232,6 +232,7 @@ class Assistant:
                 environment=plan.environment if plan else None, planner=plan.planner if plan else None,
                 fallback=plan.fallback if plan else None, cache=cache, llm_calls=u.calls,
                 prompt_tokens=u.prompt_tokens, completion_tokens=u.completion_tokens, cost_usd=u.cost_usd,
+                llm_output=u.output_mode,
                 latency_ms=report.latency_ms, error_code=report.error.code if report.error else None,
                 run_id=run.run_id if run else None))
         except Exception:  # noqa: BLE001 - monitoring must never fail a request

@@ -22,6 +22,7 @@ def _run(llm_assistant, stub: LLMStub, model: str, root: bool = False):
     report = asyncio.run(a.handle(Request(text=ASK), execute=False))
     assert len(stub.seen) == 1 and report.usage.calls == 1
     assert report.plan.planner == "llm" and report.plan.fallback is None and report.plan.rule == "return_refund"
+    assert a.store.requests(limit=1)[0].llm_output == report.usage.output_mode  # in the request record
     return report, stub.seen[0].body
 
 
