@@ -214,6 +214,7 @@ def _environment(named: str | None, request: Request, kn: Knowledge, pack: str |
 def _ask_for_dropped(plan: Plan, dropped: list[Dropped], kn: Knowledge, request: Request) -> None:
     """Invented values are gone; a required one no default covers is asked for, so a write never
     runs on it."""
+    asked = False
     for d in dropped:
         step = plan.step(d.step_id)
         plan.notes.append(f"dropped {d.name}={d.value!r} (step {d.step_id}): not in the request, the thread, "
@@ -221,7 +222,8 @@ def _ask_for_dropped(plan: Plan, dropped: list[Dropped], kn: Knowledge, request:
         param = kn.tools[step.tool_name].param(d.name) if step else None
         if step and param and param.required and d.name not in step.arguments and d.asked_as not in plan.missing:
             plan.missing.append(d.asked_as)
-    if plan.missing and plan.status == "planned":
+            asked = True
+    if asked and plan.status != "no_match":  # the model's own question (if any) does not ask for it
         spec: Any = kn.rules[plan.rule] if plan.rule else kn.tools[plan.tool or plan.steps[0].tool_name]
         prev = request.previous
         plan.language = plan.language or (prev.language if prev else None) or language_of(request.text)  # type: ignore[assignment]

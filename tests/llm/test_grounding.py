@@ -131,3 +131,12 @@ def test_a_question_never_gets_a_write_from_the_model(llm_assistant, stub: LLMSt
     assert "changes data" in stub.seen[1].last_user
     assert report.plan.planner == "rules" and report.plan.fallback.startswith("DS-205")
     assert report.plan.tool == "get_order" and report.plan.steps[0].arguments["order_id"] == "O100000123"
+
+
+def test_a_question_of_the_model_also_asks_for_what_it_invented(llm_assistant, stub: LLMStub,
+                                                                shop_knowledge) -> None:
+    data = json.loads(answer_for(shop_knowledge, ORDER_123456))
+    data.update({"status": "needs_input", "missing": ["quantity"], "question": "要几件?"})
+    stub.then(json.dumps(data))
+    plan = asyncio.run(llm_assistant().handle(Request(text="帮我下一单"), execute=False)).plan
+    assert plan.status == "needs_input" and plan.missing == ["quantity", "item_id"] and "商品ID" in plan.question
