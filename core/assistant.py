@@ -194,6 +194,11 @@ class Assistant:
         writes = any(self.knowledge.tools[s.tool_name].side_effects for s in plan.steps if s.tool_name in self.knowledge.tools)
         return not (env and env.allowed_users is not None and writes and user not in env.allowed_users)
 
+    def plan_writes(self, plan: Plan) -> bool:
+        """Whether a step of the plan that will run has side effects."""
+        return any(self.knowledge.tools[s.tool_name].side_effects for s in plan.steps
+                   if s.tool_name in self.knowledge.tools and not s.skipped)
+
     def needs_confirmation(self, plan: Plan) -> bool:
         env = self.knowledge.environment(plan.pack or "", plan.environment or "")
         return bool(env and env.confirm and any(self.knowledge.tools[s.tool_name].side_effects for s in plan.steps))
@@ -232,6 +237,7 @@ class Assistant:
                 environment=plan.environment if plan else None, planner=plan.planner if plan else None,
                 fallback=plan.fallback if plan else None, cache=cache, llm_calls=u.calls,
                 prompt_tokens=u.prompt_tokens, completion_tokens=u.completion_tokens, cost_usd=u.cost_usd,
+                llm_output=u.output_mode,
                 latency_ms=report.latency_ms, error_code=report.error.code if report.error else None,
                 run_id=run.run_id if run else None))
         except Exception:  # noqa: BLE001 - monitoring must never fail a request

@@ -13,14 +13,14 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from core import render
 from core.errors import DatasmithError, InputError
-from core.evaluation import evaluate, load_cases
-from core.models import Request, RunRecord, RunReport, StepRun, readable, utcnow
+from core.evaluation import EvalReport, evaluate, load_cases
+from core.models import LLMUsage, Plan, Request, RunRecord, RunReport, StepRun, readable, utcnow
 from core.output_contract import checked
 from core.settings import Settings
 from core.stdout_guard import json_only_stdout
@@ -64,6 +64,10 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p)
     p.add_argument("cases", type=Path)
     p.add_argument("--json", action="store_true")
+    p.add_argument("--planner", choices=["rules", "auto", "llm"], default="rules",
+                   help="rules (default); llm or auto score a model (DATASMITH_LLM_MODEL, or each --model)")
+    p.add_argument("--model", action="append", metavar="LITELLM_MODEL",
+                   help="a model to score with --planner llm/auto (repeatable: one row per model)")
     p = sub.add_parser("index", help="build or refresh the knowledge index")
     _common(p)
     p.add_argument("--json", action="store_true")
@@ -204,11 +208,46 @@ def cmd_eval(args: argparse.Namespace, assistant: Assistant) -> None:
         if not args.json:
             print(f"\r  eval {i}/{n}", end="" if i < n else "\n", file=sys.stderr, flush=True)
 
+    if args.planner != "rules":
+        reports = [_eval_model(assistant, cases, args.planner, model, progress) for model in _eval_models(args, assistant)]
+        if args.json:
+            _emit({"models": [r.model_dump(mode="json") for r in reports]}, args.json_out)
+        else:
+            print(render.eval_models_text(reports))
+        return
     report = evaluate(cases, lambda c: assistant.plan(Request(text=c.query, environment=c.env)), progress)
     if args.json:
         _emit(report.model_dump(mode="json"), args.json_out)
     else:
         print(render.eval_text(report))
+
+
+def _eval_models(args: argparse.Namespace, assistant: Assistant) -> list[str]:
+    models = args.model or ([assistant.settings.llm_model] if assistant.settings.llm_model else [])
+    if not models:
+        raise InputError("eval --planner llm needs a model: --model <litellm model> or DATASMITH_LLM_MODEL")
+    return models
+
+
+def _eval_model(assistant: Assistant, cases: list[Any], planner: str, model: str,
+                progress: Callable[[int, int], None]) -> EvalReport:
+    """One model's scores: a planner over the same knowledge and index, every case planned afresh."""
+    from core.assistant import Assistant
+
+    settings = assistant.settings.model_copy(update={"llm_model": model, "planner": planner})
+    scored = Assistant(settings, assistant.knowledge, index=assistant.index)
+    mode: Any = planner
+
+    def plan_fn(c: Any) -> tuple[Plan, LLMUsage]:
+        plan, _, usage = asyncio.run(scored.aplan(Request(text=c.query, environment=c.env, planner=mode,
+                                                          bypass_cache=True)))
+        return plan, usage
+
+    try:
+        report = evaluate(cases, plan_fn, progress, writes=scored.plan_writes)
+    finally:
+        scored.close()
+    return report.model_copy(update={"planner": planner, "model": model})
 
 
 def cmd_index(args: argparse.Namespace, settings: Settings) -> None:

@@ -1,5 +1,7 @@
 """Scoring the planner on a case file (`datasmith eval`). Scoring is pure; timing is measured
-around the caller's plan function (retrieval and embedding included)."""
+around the caller's plan function (retrieval and embedding included). With an LLM planner the
+plan function also returns the model's usage: calls, tokens, cost, and how often the rule planner
+had to answer instead (fallbacks) are summed per model, so models can be compared on a pack."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ import yaml
 from pydantic import BaseModel, Field, ValidationError
 
 from core.errors import InputError
-from core.models import Plan, StepRef
+from core.models import LLMUsage, Plan, StepRef
 from core.yaml_text import load_yaml
 
 
@@ -42,6 +44,7 @@ class CaseResult(BaseModel):
     diffs: list[str] = Field(default_factory=list)
     latency_ms: float
     got: dict[str, Any] = Field(default_factory=dict)
+    unsafe: bool = False  # a write planned that the case does not expect (status, rule or a value)
 
 
 class EvalReport(BaseModel):
@@ -55,6 +58,12 @@ class EvalReport(BaseModel):
     p50_ms: float
     p95_ms: float
     failures: list[CaseResult]
+    # Per model (LLM planner): writes that would have run wrongly, and what the model cost
+    planner: str = "rules"
+    model: str | None = None
+    unsafe_writes: int = 0
+    usage: LLMUsage = Field(default_factory=LLMUsage)
+    fallbacks: int = 0  # plans the rule planner made because the model's answer was unusable
 
 
 def load_cases(path: Path) -> list[Case]:
@@ -131,14 +140,28 @@ def _f1_score(tp: int, fp: int, fn: int) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
-def evaluate(cases: list[Case], plan_fn: Callable[[Case], Plan],
-             progress: Callable[[int, int], None] | None = None) -> EvalReport:
+def _unsafe(case: Case, plan: Plan, result: CaseResult, writes: Callable[[Plan], bool] | None) -> bool:
+    if writes is None or plan.status != "planned" or not writes(plan):
+        return False
+    return case.expect.status != "planned" or result.rule_ok is False or any(
+        d.startswith(("argument ", "tools:", "environment:")) for d in result.diffs)
+
+
+def evaluate(cases: list[Case], plan_fn: Callable[[Case], Plan | tuple[Plan, LLMUsage]],
+             progress: Callable[[int, int], None] | None = None, *,
+             writes: Callable[[Plan], bool] | None = None) -> EvalReport:
+    """Score `plan_fn` on `cases`; `writes` tells which plans write (for unsafe writes)."""
     results: list[CaseResult] = []
     totals: dict[str, list[int]] = {k: [0, 0, 0] for k in ("node", "edge", "argument")}
+    usage, fallbacks = LLMUsage(), 0
     for i, case in enumerate(cases, 1):
         start = time.perf_counter()
-        plan = plan_fn(case)
+        answer = plan_fn(case)
+        plan, used = answer if isinstance(answer, tuple) else (answer, LLMUsage())
         result, counts = score_case(case, plan, (time.perf_counter() - start) * 1000)
+        result.unsafe = _unsafe(case, plan, result, writes)
+        usage.add(used)
+        fallbacks += plan.fallback is not None
         results.append(result)
         for key, triple in counts.items():
             totals[key] = [a + b for a, b in zip(totals[key], triple, strict=True)]
@@ -158,4 +181,7 @@ def evaluate(cases: list[Case], plan_fn: Callable[[Case], Plan],
         p50_ms=statistics.median(latencies),
         p95_ms=latencies[min(len(latencies) - 1, int(round(0.95 * (len(latencies) - 1))))],
         failures=[r for r in results if not r.ok],
+        unsafe_writes=sum(r.unsafe for r in results),
+        usage=usage,
+        fallbacks=fallbacks,
     )

@@ -500,8 +500,10 @@ class LLMUsage(BaseModel):
     completion_tokens: int = 0
     cost_usd: float | None = None
     waited_s: float = 0.0  # time queued in the leaky bucket
+    output_mode: str | None = None  # how the model was asked for JSON: json_schema, tool_call, json_object, prompt
 
     def add(self, other: LLMUsage) -> None:
+        self.output_mode = other.output_mode or self.output_mode
         self.calls += other.calls
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens

@@ -91,6 +91,25 @@ def eval_text(r: EvalReport) -> str:
     return "\n".join(lines)
 
 
+def eval_models_text(reports: list[EvalReport]) -> str:
+    """One line per model, to compare them on a pack's own cases."""
+    head = (f"{'model':32} {'exact':>6} {'status':>7} {'arg_f1':>6} {'unsafe':>6} {'calls':>5} {'tokens':>8} "
+            f"{'cost $':>8} {'p50 ms':>8} {'p95 ms':>8} {'fallbk':>6}")
+    lines = [head]
+    for r in reports:
+        u = r.usage
+        cost = f"{u.cost_usd:.4f}" if u.cost_usd is not None else "-"
+        lines.append(f"{(r.model or r.planner)[:32]:32} {r.plan_exact:>6.1%} {r.status_accuracy:>7.1%} "
+                     f"{r.argument_f1:>6.3f} {r.unsafe_writes:>6} {u.calls:>5} "
+                     f"{u.prompt_tokens + u.completion_tokens:>8} {cost:>8} {r.p50_ms:>8.0f} {r.p95_ms:>8.0f} "
+                     f"{r.fallbacks:>6}")
+    for r in reports:
+        for f in r.failures:
+            lines.append(f"  ✗ [{r.model}] {f.query}" + ("  (UNSAFE WRITE)" if f.unsafe else ""))
+            lines.extend(f"      {d}" for d in f.diffs)
+    return "\n".join(lines)
+
+
 def index_text(d: dict[str, Any]) -> str:
     return (f"index {d['index']} ({d['embedder']}): {d['tools']} tools, {d['rules']} rules; "
             f"{d['added']} embedded, {d['removed']} removed, {d['unchanged']} unchanged")

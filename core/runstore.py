@@ -49,7 +49,8 @@ CREATE TABLE IF NOT EXISTS requests (
   trace_id TEXT PRIMARY KEY, at TEXT NOT NULL, user TEXT, surface TEXT, channel TEXT, text TEXT NOT NULL,
   status TEXT NOT NULL, rule TEXT, tool TEXT, environment TEXT, planner TEXT, fallback TEXT, cache TEXT,
   llm_calls INTEGER NOT NULL DEFAULT 0, prompt_tokens INTEGER NOT NULL DEFAULT 0,
-  completion_tokens INTEGER NOT NULL DEFAULT 0, cost_usd REAL, latency_ms REAL, error_code TEXT, run_id TEXT);
+  completion_tokens INTEGER NOT NULL DEFAULT 0, cost_usd REAL, latency_ms REAL, error_code TEXT, run_id TEXT,
+  llm_output TEXT);
 -- covering: monitoring reads time buckets, outcomes, cache, latency and LLM use from the index alone
 CREATE INDEX IF NOT EXISTS requests_at_cover ON requests(
   at, status, cache, latency_ms, llm_calls, prompt_tokens, completion_tokens, cost_usd);
@@ -162,6 +163,7 @@ class RequestRecord(BaseModel):
     latency_ms: float | None = None
     error_code: str | None = None
     run_id: str | None = None
+    llm_output: str | None = None  # how the model was asked for JSON (json_schema, tool_call, json_object, prompt)
 
 
 class RunSummary(BaseModel):
@@ -196,16 +198,21 @@ def _sid(step_id: StepId) -> str:
     return str(step_id) if type(step_id) is int else json.dumps(step_id)
 
 
+# (table, TEXT column) added after the first release: runs got owners, requests the LLM's output mode
+ADDED_COLUMNS = (("runs", "owner"), ("requests", "llm_output"))
+
+
 def _set_up(db: sqlite3.Connection) -> None:
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: durable at each checkpoint, no fsync per step
     db.execute("PRAGMA secure_delete=ON")  # deleted vars (raw outputs, PII) are zeroed, not left in pages
     db.execute(f"PRAGMA wal_autocheckpoint={BACKSTOP_PAGES}")  # checkpoints run on the upkeep thread
     db.executescript(SCHEMA)
-    columns = {r[1] for r in db.execute("PRAGMA table_info(runs)")}
-    if "owner" not in columns:  # stores created before runs had owners
+    for table, column in ADDED_COLUMNS:  # stores created before these columns existed
+        if column in {r[1] for r in db.execute(f"PRAGMA table_info({table})")}:
+            continue
         try:
-            db.execute("ALTER TABLE runs ADD COLUMN owner TEXT")
+            db.execute(f"ALTER TABLE {table} ADD COLUMN {column} TEXT")
         except sqlite3.OperationalError as exc:  # another process migrated it between our two statements
             if "duplicate column" not in str(exc):
                 raise

@@ -63,6 +63,9 @@ class Settings(BaseSettings):
     llm_api_base: str | None = None
     llm_api_key: SecretStr | None = None
     llm_timeout_s: float = 30.0
+    # Structured output: auto = chosen per model from litellm's tables (core/llm/output.py)
+    llm_output: Literal["auto", "json_schema", "tool_call", "json_object", "prompt"] = "auto"
+    llm_max_prompt_tokens: int | None = None  # None: the model's input context from litellm's model info
     llm_max_attempts: int = 2  # a 429/5xx/timeout is retried once through the limiter, then the rule planner answers
     # Leaky bucket in front of every LLM call: capacity = peak x 1.2, leak = provider limit per minute / 60 x 0.8.
     llm_peak_concurrency: int = 10

@@ -7,7 +7,7 @@ so a changed prompt never serves answers of the old one.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
 from string import Template
@@ -80,7 +80,29 @@ def select(knowledge: Knowledge, hits: Sequence[RetrievalHit] | None) -> tuple[l
     return rules, [knowledge.tools[n] for n in unique]
 
 
-def plan_messages(request: Request, knowledge: Knowledge, hits: Sequence[RetrievalHit] | None) -> list[dict[str, str]]:
+def plan_messages(request: Request, knowledge: Knowledge, hits: Sequence[RetrievalHit] | None, *,
+                  fits: Callable[[list[dict[str, str]]], bool] | None = None) -> tuple[list[dict[str, str]], str | None]:
+    """The planning prompt, and a note when it had to be trimmed: when `fits` says the prompt is
+    over the model's context, the lowest-ranked candidates go first (never below one): a request
+    is never refused for its size."""
+    ranked = list(hits) if hits else _by_order(knowledge)
+    shown = len(ranked)
+    messages = _messages(request, knowledge, ranked)
+    while fits is not None and shown > 1 and not fits(messages):
+        shown -= 1
+        messages = _messages(request, knowledge, ranked[:shown])
+    if shown == len(ranked):
+        return messages, None
+    return messages, f"prompt trimmed to the {shown} best-ranked of {len(ranked)} candidates to fit the model's context"
+
+
+def _by_order(knowledge: Knowledge) -> list[RetrievalHit]:
+    """No retrieval (no index): the knowledge's first rules and tools, in its own order."""
+    names = [("rule", r) for r in list(knowledge.rules)[:MAX_RULES]] + [("tool", t) for t in list(knowledge.tools)[:MAX_TOOLS]]
+    return [RetrievalHit(kind=k, name=n, score=0.0, rank=i) for i, (k, n) in enumerate(names)]  # type: ignore[arg-type]
+
+
+def _messages(request: Request, knowledge: Knowledge, hits: Sequence[RetrievalHit]) -> list[dict[str, str]]:
     rules, tools = select(knowledge, hits)
     packs = list(dict.fromkeys([*(r.pack for r in rules), *(t.pack for t in tools)]))
     environments = "; ".join(

@@ -149,6 +149,11 @@ class Extractor:
             claimed[(found.start, found.end)] = (name, found.how)
         return Assignment(taken, {n: r for n, r in refused.items() if n not in taken}, refused_at)
 
+    def offers(self, text: str, spans: list[Span], slot: Slot) -> list[Found]:
+        """Every value the request offers this slot that validates, however weak the evidence:
+        what another planner's value is checked against (the LLM planner's grounding)."""
+        return self._candidates(text, spans, slot)[0]
+
     @staticmethod
     def _blocked(found: Found, name: str, claimed: dict[tuple[int, int], tuple[str, str]]) -> bool:
         """Whether another slot already took this text. A unit inside a value ("元" of "18000元" as a

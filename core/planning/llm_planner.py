@@ -1,15 +1,15 @@
 """The LLM planner: request + retrieved knowledge in, a checked `Plan` out.
 
 The model's answer must be JSON valid against `LLM_PLAN_SCHEMA` and consistent with the
-knowledge (tools, rule, environment, dependencies, argument contracts). One repair round gets
-the problems back; a second bad answer, or an LLM that cannot be reached, hands the request to
-the rule planner, and the plan says so (`fallback`).
+knowledge (tools, rule, environment, dependencies, argument contracts). The object is taken
+from whatever the model wrapped it in (core/llm/answer.py). Every literal argument must be
+traceable (core/planning/grounding.py): an invented one is dropped and asked for. One repair
+round gets the problems back; a second bad answer, or an LLM that cannot be reached, hands the
+request to the rule planner, and the plan says so (`fallback`).
 """
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,11 +19,16 @@ from core.contracts import check_plan
 from core.dag import ancestors
 from core.errors import LLM_PLAN_INVALID, ContractError, DatasmithError
 from core.knowledge import Knowledge
+from core.llm.answer import extract_object
 from core.llm.client import LLMClient, Usage
 from core.llm.limiter import OnWait
 from core.llm.prompts import plan_messages, repair_message
 from core.models import Plan, PlanStep, Request, RetrievalHit, StepRef, readable_deep
+from core.planning.grounding import Dropped, Grounding
+from core.planning.lexicon import intent
+from core.planning.questions import language_of, missing_question
 from core.planning.rule_planner import RulePlanner
+from core.planning.text import normalize
 
 REF = {"type": "object", "required": ["from_step", "path"], "additionalProperties": False,
        "properties": {"from_step": {"type": "integer"}, "path": {"type": "string", "minLength": 1}}}
@@ -46,7 +51,6 @@ LLM_PLAN_SCHEMA: dict[str, Any] = {
     },
 }
 _VALIDATOR = Draft202012Validator(LLM_PLAN_SCHEMA)
-FENCE = re.compile(r"^\s*```(?:json)?\s*|\s*```\s*$")
 
 
 class LLMPlanner:
@@ -62,13 +66,17 @@ class LLMPlanner:
         """The LLM's plan; when it cannot give one, `rule_plan` (the rule planner's answer, made
         here if the caller has none) with the reason in `fallback`."""
         usage = Usage()
-        messages = plan_messages(request, self.kn, hits)
+        messages, trimmed = plan_messages(request, self.kn, hits, fits=self.client.fits)
         try:
             for attempt in (1, 2):
                 reply = await self.client.complete(messages, schema=LLM_PLAN_SCHEMA, on_wait=on_wait)
                 usage.add(reply.usage)
-                plan, problems = parse_plan(reply.content, self.kn, request)
-                if plan is not None:
+                plan, problems = parse_plan(reply.content, self.kn, request, self.fallback)
+                if plan is not None:  # `problems` is then how the plan was taken from the answer
+                    apart = ["reasoning returned apart from the answer was set aside"] if reply.reasoning_chars else []
+                    plan.notes.insert(0, "; ".join([f"LLM answer asked as {reply.mode}", *apart, *problems]))
+                    if trimmed:
+                        plan.notes.insert(1, trimmed)
                     return plan, usage
                 if attempt == 1:
                     messages = [*messages, {"role": "assistant", "content": reply.content}, repair_message(problems)]
@@ -84,21 +92,24 @@ class LLMPlanner:
         return plan
 
 
-def parse_plan(content: str, kn: Knowledge, request: Request) -> tuple[Plan | None, list[str]]:
-    """The model's text as a Plan, or the list of what is wrong with it (for the repair round)."""
-    try:
-        data = readable_deep(json.loads(FENCE.sub("", content)))  # a "\\udcff" escape is no text to plan with
-    except json.JSONDecodeError as exc:
-        return None, [f"not JSON: {exc.msg} at character {exc.pos}"]
+def parse_plan(content: str, kn: Knowledge, request: Request,
+               rules: RulePlanner) -> tuple[Plan | None, list[str]]:
+    """The model's text as a Plan with how it was taken from the text, or the list of what is
+    wrong with it (for the repair round)."""
+    found = extract_object(content)
+    if found.data is None:
+        return None, [found.error or "not JSON"]
+    data = readable_deep(found.data)  # a "\\udcff" escape is no text to plan with
     problems = [f"{'/'.join(str(p) for p in e.absolute_path) or '(top)'}: {e.message}"
                 for e in sorted(_VALIDATOR.iter_errors(data), key=lambda e: list(e.absolute_path))]
     if problems:
         return None, problems[:10]
-    plan, problems = _build(data, kn, request)
-    return (plan, []) if not problems else (None, problems)
+    plan, problems = _build(data, kn, request, rules)
+    return (plan, found.how) if not problems else (None, problems)
 
 
-def _build(data: dict[str, Any], kn: Knowledge, request: Request) -> tuple[Plan, list[str]]:
+def _build(data: dict[str, Any], kn: Knowledge, request: Request,
+           rules: RulePlanner) -> tuple[Plan, list[str]]:
     problems: list[str] = []
     status = data["status"]
     steps: list[PlanStep] = []
@@ -108,7 +119,8 @@ def _build(data: dict[str, Any], kn: Knowledge, request: Request) -> tuple[Plan,
                 for k, v in (raw.get("arguments") or {}).items()}
         steps.append(PlanStep(step_id=raw["step_id"], tool_name=raw["tool_name"],
                               dependencies=raw.get("dependencies") or [], arguments=args,
-                              sources={k: "step_output" if isinstance(v, StepRef) else "request" for k, v in args.items()}))
+                              sources={k: "step_output" for k, v in args.items() if isinstance(v, StepRef)}))
+    # literals get their source from grounding: where the value is found, not the model's claim
     rule, tool = data.get("rule"), data.get("tool")
     if rule and rule not in kn.rules:
         problems.append(f"rule {rule!r} does not exist")
@@ -134,15 +146,31 @@ def _build(data: dict[str, Any], kn: Knowledge, request: Request) -> tuple[Plan,
     plan = Plan(status=status, rule=rule, tool=tool if not rule else None, environment=env, steps=steps,
                 missing=data["missing"], question=data["question"], pack=pack, planner="llm")
     if pack:
+        dropped = Grounding(kn, rules, request).apply(plan)
         _fill_defaults(plan, kn, pack)
+        _ask_for_dropped(plan, dropped, kn, request)
     plan.known = {**(request.previous.known if request.previous else {}),
                   **{k: v for s in steps for k, v in s.arguments.items() if not isinstance(v, StepRef)}}
-    if status == "planned":
+    if plan.status == "planned" and (why := _unasked_write(plan, kn, request)):
+        return plan, [why]
+    if plan.status == "planned":
         try:
             check_plan(kn.tools, plan)
         except ContractError as exc:
             return plan, [exc.message]
     return plan, []
+
+
+def _unasked_write(plan: Plan, kn: Knowledge, request: Request) -> str | None:
+    """The write bar: a request that only asks about something (the rule planner's reading of its
+    words) never gets a plan that writes from the model; it goes back to the repair round."""
+    if intent(normalize(request.text)) >= 0:
+        return None
+    step = next((s for s in plan.steps if s.tool_name in kn.tools and kn.tools[s.tool_name].side_effects), None)
+    if step is None:
+        return None
+    return (f"the request only asks about something, but step {step.step_id} ({step.tool_name}) changes data: "
+            "plan read-only tools, or answer no_match")
 
 
 def _check_steps(steps: list[PlanStep], kn: Knowledge) -> list[str]:
@@ -181,6 +209,27 @@ def _environment(named: str | None, request: Request, kn: Knowledge, pack: str |
             return name
     problems.append(f"environment {named!r} is not one of {list(envs)}")
     return None
+
+
+def _ask_for_dropped(plan: Plan, dropped: list[Dropped], kn: Knowledge, request: Request) -> None:
+    """Invented values are gone; a required one no default covers is asked for, so a write never
+    runs on it."""
+    asked = False
+    for d in dropped:
+        step = plan.step(d.step_id)
+        plan.notes.append(f"dropped {d.name}={d.value!r} (step {d.step_id}): not in the request, the thread, "
+                          "the defaults or the rule; the model invented it")
+        param = kn.tools[step.tool_name].param(d.name) if step else None
+        if step and param and param.required and d.name not in step.arguments and d.asked_as not in plan.missing:
+            plan.missing.append(d.asked_as)
+            asked = True
+    if asked and plan.status != "no_match":  # the model's own question (if any) does not ask for it
+        spec: Any = kn.rules[plan.rule] if plan.rule else kn.tools[plan.tool or plan.steps[0].tool_name]
+        prev = request.previous
+        plan.language = plan.language or (prev.language if prev else None) or language_of(request.text)  # type: ignore[assignment]
+        plan.status = "needs_input"
+        plan.question = missing_question(kn, plan, plan.missing, spec.description,
+                                         spec.examples[0].user_query if spec.examples else None, plan.language)
 
 
 def _fill_defaults(plan: Plan, kn: Knowledge, pack: str) -> None:

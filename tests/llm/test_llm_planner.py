@@ -65,7 +65,8 @@ def test_unknown_argument_and_wrong_type_are_caught_by_the_contract(llm_assistan
     bad = json.loads(answer_for(shop_knowledge, "给商品123456下一单"))
     bad["steps"][0]["arguments"]["quantity"] = "lots"
     stub.then(json.dumps(bad), answer_for(shop_knowledge, "给商品123456下一单"))
-    report = asyncio.run(llm_assistant().handle(Request(text="buy item 123456 for me"), execute=False))
+    # "lots" is the request's word (grounded), but not an integer: the contract sends it back
+    report = asyncio.run(llm_assistant().handle(Request(text="buy lots of item 123456 for me"), execute=False))
     assert "quantity" in stub.seen[1].last_user and report.plan.planner == "llm"
     assert report.plan.steps[0].arguments["quantity"] == 1
 
