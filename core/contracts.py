@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from typing import Any
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, ValidationError
 
 from core.errors import VALUE_REFUSED, ContractError, InputError
 from core.models import Plan, StepRef, ToolSpec
@@ -63,8 +64,12 @@ def _compiled(tool: ToolSpec, which: str) -> Any:
 
 
 def _problems(validator: Draft202012Validator, value: Any) -> list[str]:
+    return _messages(validator.iter_errors(value))
+
+
+def _messages(errors: Iterable[ValidationError]) -> list[str]:
     out = []
-    for err in sorted(validator.iter_errors(value), key=lambda e: list(e.path))[:5]:
+    for err in sorted(errors, key=lambda e: list(e.path))[:5]:
         where = "/".join(str(p) for p in err.path) or "(root)"
         out.append(f"{where}: {err.message}")
     return out
@@ -109,8 +114,10 @@ def check_plan(tools: dict[str, ToolSpec], plan: Plan, text: str = "") -> None:
         schema = parameters_schema(tool)
         schema["required"] = [r for r in schema["required"] if r not in refs]
         literal = {k: v for k, v in step.arguments.items() if k not in refs}
-        validator = Draft202012Validator(schema)
-        said = [(str(e.path[0]), e.message) for e in validator.iter_errors(literal)
+        errors = list(Draft202012Validator(schema).iter_errors(literal))  # validated once: both verdicts read them
+        if not errors:
+            continue
+        said = [(str(e.path[0]), e.message) for e in errors
                 if e.path and _stated(_source(plan, step.sources.get(str(e.path[0]))), literal.get(str(e.path[0])),
                                       text)]
         if said:  # the requester's own value (an LLM or a follow-up put it there): theirs to change
@@ -121,7 +128,7 @@ def check_plan(tools: dict[str, ToolSpec], plan: Plan, text: str = "") -> None:
                 f"the value you gave for {label}, {literal[name]!r}, is not allowed: {why}; say another value",
                 message_zh=f"你给的 {label} 的值 {literal[name]!r} 不可用:{why};请换一个值",
                 code=VALUE_REFUSED)
-        problems = _problems(validator, literal)
+        problems = _messages(errors)
         if problems:
             raise ContractError(
                 f"step {step.step_id} ({tool.tool_name}): " + "; ".join(problems),
