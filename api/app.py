@@ -30,6 +30,7 @@ from api.models import (
 from api.service import ApiFailure, Caller, Reply, Service
 from core.assistant import Assistant
 from core.errors import API_BAD_REQUEST
+from core.orphans import OrphanWatch
 from core.settings import Settings
 
 VERSION = "1"
@@ -68,7 +69,9 @@ def create_app(settings: Settings, *, assistant: Assistant | None = None, config
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        watch = OrphanWatch(assistant.store).start()  # a replica that died mid-run: its runs turn interrupted
         yield
+        watch.stop()
         await service.jobs.drain(DRAIN_S)
         service.close()
         if own:

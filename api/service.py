@@ -85,7 +85,7 @@ class Service:
         self.auth = auth
         self.buckets = TokenBuckets()
         self.in_flight = InFlight(config.max_in_flight or max_in_flight)
-        self.store = ApiStore(assistant.settings.home / "api.sqlite3")
+        self.store = ApiStore(assistant.settings.store("api.sqlite3"))
         self.jobs = Jobs(self._finished)
         self.metrics = Metrics(lambda: self.in_flight.count, self._llm_queue)
 

@@ -1,19 +1,19 @@
-"""What the API must remember across a restart, beside the RunStore in the data dir:
-Idempotency-Key records (24 h) and the final answers of asks that ended without a run
-(needs_input, no_match, a refusal), so a 202 is always pollable to its end."""
+"""What the API must remember across a restart, beside the RunStore (the data dir's SQLite, or
+the PostgreSQL replicas share): Idempotency-Key records (24 h) and the final answers of asks that
+ended without a run (needs_input, no_match, a refusal), so a 202 is always pollable to its end.
+Of two calls with one key, on one replica or two, the primary key lets exactly one in."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
-import threading
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, Literal
 
+from core.database import Database, PostgresDatabase, SqliteDatabase, is_postgres
 from core.models import utcnow
-from core.sqlite_open import open_sqlite
 
 KEEP = timedelta(hours=24)
 
@@ -44,62 +44,58 @@ class Claim:
 
 
 class ApiStore:
-    def __init__(self, path: Path) -> None:
-        self._lock = threading.Lock()
-        self._db = open_sqlite(path, _set_up, check_same_thread=False, isolation_level=None)
+    def __init__(self, target: Path | str) -> None:
+        self._db: Database = (PostgresDatabase(str(target), SCHEMA, lock_name="api") if is_postgres(str(target))
+                              else SqliteDatabase(Path(target), _set_up))
         self.expire()
 
     def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        self._db.close()
 
     def expire(self) -> None:
         cutoff = (utcnow() - KEEP).isoformat()
-        with self._lock:
-            self._db.execute("DELETE FROM idempotency WHERE created_at < ?", (cutoff,))
-            self._db.execute("DELETE FROM answers WHERE created_at < ?", (cutoff,))
+        self._db.execute("DELETE FROM idempotency WHERE created_at < ?", (cutoff,))
+        self._db.execute("DELETE FROM answers WHERE created_at < ?", (cutoff,))
 
     def claim(self, scope: str, key: str, fingerprint: str, run_id: str | None) -> Claim:
         """Take the key for this call, or say what the first call with it left. Atomic: of two
-        concurrent calls with one key exactly one gets `new`."""
+        concurrent calls with one key exactly one gets `new` (an insert the primary key lets in,
+        or an update of an expired record that only one can make)."""
+        now = utcnow().isoformat()
         cutoff = (utcnow() - KEEP).isoformat()
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                row = self._db.execute("SELECT fingerprint, state, status, body, run_id, created_at FROM idempotency"
-                                       " WHERE scope=? AND key=?", (scope, key)).fetchone()
-                if row is None or row[5] < cutoff:
-                    self._db.execute("INSERT OR REPLACE INTO idempotency VALUES (?,?,?,'pending',NULL,NULL,?,?)",
-                                     (scope, key, fingerprint, run_id, utcnow().isoformat()))
-                    claim = Claim("new")
-                elif row[0] != fingerprint:
-                    claim = Claim("conflict")
-                elif row[1] == "done":
-                    claim = Claim("done", row[2], json.loads(row[3]), row[4])
-                else:
-                    claim = Claim("pending", run_id=row[4])
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-        return claim
+        if self._db.execute("INSERT INTO idempotency VALUES (?,?,?,'pending',NULL,NULL,?,?)"
+                            " ON CONFLICT (scope, key) DO NOTHING",
+                            (scope, key, fingerprint, run_id, now)).rowcount == 1:
+            return Claim("new")
+        if self._db.execute("UPDATE idempotency SET fingerprint=?, state='pending', status=NULL, body=NULL, run_id=?,"
+                            " created_at=? WHERE scope=? AND key=? AND created_at < ?",
+                            (fingerprint, run_id, now, scope, key, cutoff)).rowcount == 1:
+            return Claim("new")  # the old record had expired
+        rows = self._db.execute("SELECT fingerprint, state, status, body, run_id FROM idempotency"
+                                " WHERE scope=? AND key=?", (scope, key)).rows
+        if not rows:  # released between our insert and this read: try again
+            return self.claim(scope, key, fingerprint, run_id)
+        row = rows[0]
+        if row[0] != fingerprint:
+            return Claim("conflict")
+        if row[1] == "done":
+            return Claim("done", row[2], json.loads(row[3]), row[4])
+        return Claim("pending", run_id=row[4])
 
     def complete(self, scope: str, key: str, status: int, body: dict[str, Any]) -> None:
-        with self._lock:
-            self._db.execute("UPDATE idempotency SET state='done', status=?, body=? WHERE scope=? AND key=?",
-                             (status, json.dumps(body, ensure_ascii=False), scope, key))
+        self._db.execute("UPDATE idempotency SET state='done', status=?, body=? WHERE scope=? AND key=?",
+                         (status, json.dumps(body, ensure_ascii=False), scope, key))
 
     def release(self, scope: str, key: str) -> None:
         """Forget a claim whose call was turned away before it did anything (429, 503)."""
-        with self._lock:
-            self._db.execute("DELETE FROM idempotency WHERE scope=? AND key=? AND state='pending'", (scope, key))
+        self._db.execute("DELETE FROM idempotency WHERE scope=? AND key=? AND state='pending'", (scope, key))
 
     def save_answer(self, run_id: str, owner: str | None, status: int, body: dict[str, Any]) -> None:
-        with self._lock:
-            self._db.execute("INSERT OR REPLACE INTO answers VALUES (?,?,?,?,?)",
-                             (run_id, owner, status, json.dumps(body, ensure_ascii=False), utcnow().isoformat()))
+        self._db.execute("INSERT INTO answers VALUES (?,?,?,?,?) ON CONFLICT (run_id) DO UPDATE SET"
+                         " owner = excluded.owner, status = excluded.status, body = excluded.body,"
+                         " created_at = excluded.created_at",
+                         (run_id, owner, status, json.dumps(body, ensure_ascii=False), utcnow().isoformat()))
 
     def answer(self, run_id: str) -> tuple[str | None, int, dict[str, Any]] | None:
-        with self._lock:
-            row = self._db.execute("SELECT owner, status, body FROM answers WHERE run_id=?", (run_id,)).fetchone()
-        return (row[0], row[1], json.loads(row[2])) if row else None
+        rows = self._db.execute("SELECT owner, status, body FROM answers WHERE run_id=?", (run_id,)).rows
+        return (rows[0][0], rows[0][1], json.loads(rows[0][2])) if rows else None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import re
+from datetime import timedelta
 from typing import Any
 
 from slack_bolt import App, Assistant, BoltContext
@@ -21,6 +22,8 @@ from bot.memory import BotMemory
 from bot.slack_io import SlackIO, make_client
 from bot.worker import Worker
 from core.assistant import Assistant as Core
+from core.models import utcnow
+from core.orphans import OrphanWatch
 
 log = logging.getLogger("datasmith.bot")
 
@@ -30,6 +33,7 @@ CHOOSE = re.compile(r"^ds_choose_\d+$")
 # Message subtypes that carry text a person wrote: a reply also sent to the channel, a file with a
 # comment, a /me line. Edits, joins, bot posts and the rest are not requests.
 HUMAN_SUBTYPES = frozenset({None, "file_share", "thread_broadcast", "me_message"})
+ANNOUNCE_WITHIN = timedelta(hours=1)  # older interruptions were announced, or are stale news
 
 
 class Bot:
@@ -40,7 +44,7 @@ class Bot:
         self.core = core
         self.slack = slack
         self.config = config
-        self.memory = BotMemory(core.settings.home / "bot.sqlite3")
+        self.memory = BotMemory(core.settings.store("bot.sqlite3"))
         self.worker = Worker()
         self.client = client or make_client(slack.bot_token, slack.base_url, slack.api_timeout)
         self.conversation = Conversation(core, SlackIO(self.client), self.memory, config)
@@ -48,20 +52,33 @@ class Bot:
                        request_verification_enabled=bool(slack.signing_secret),
                        ignoring_self_assistant_message_events_enabled=True)
         self._closed = False
+        self._watch: OrphanWatch | None = None
         self._register()
 
     def close(self, grace_s: float = 30.0) -> None:
         if self._closed:
             return
         self._closed = True
+        if self._watch is not None:
+            self._watch.stop()
         self.worker.stop(grace_s)
         self.memory.close()
         self.core.close()
 
     def announce_recovered(self) -> None:
-        """Tell the threads of runs the previous process left in flight (they are `interrupted` now)."""
-        if self.core.recovered:
-            self.worker.submit(self.conversation.announce_interrupted(list(self.core.recovered)))
+        """Tell the threads of runs a dead process left in flight (they are `interrupted` now), and
+        keep watching: a replica that dies later has its runs announced by whichever bot sees it first."""
+        self.announce_interrupted()
+        if self._watch is None:
+            self._watch = OrphanWatch(self.core.store, lambda _ids: self.announce_interrupted()).start()
+
+    def announce_interrupted(self) -> None:
+        """Post Retry / Skip / Abort in the thread of each interrupted Slack run not yet announced
+        (by this replica or another: the claim decides)."""
+        recent = utcnow() - ANNOUNCE_WITHIN
+        for run in self.core.store.list(status="interrupted", surface="slack", limit=50):
+            if run.updated_at >= recent and self.memory.claim(f"announce:{run.run_id}:{run.updated_at.isoformat()}"):
+                self.worker.submit(self.conversation.announce_interrupted([run.run_id]))
 
     # ------------------------------------------------------------------ intake
 

@@ -57,7 +57,7 @@ class Assistant:
         self.planner: Planner = planner or self.rules
         self.llm = self._llm_planner(settings)
         self.cache = PlanCache(settings.cache_dir, settings.cache_ttl_s, settings.cache_failure_ttl_s)
-        self.store = store or RunStore(settings.runstore_path)
+        self.store = store or RunStore(settings.runstore)
         self.services = LocalServices(knowledge, settings.pack_environ, settings.home, settings.service_idle_s)
         self.policy = RetryPolicy(settings.max_attempts, settings.backoff_base_s, settings.backoff_max_s,
                                   settings.default_timeout_s)

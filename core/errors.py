@@ -149,6 +149,13 @@ class LLMError(DatasmithError):
         self.retryable = retryable
 
 
+class DatabaseUnavailable(DatasmithError):
+    """The shared database (DATASMITH_DATABASE_URL) cannot be reached or set up."""
+
+    code = "DS-504"
+    retryable = True
+
+
 class InternalError(DatasmithError):
     """A bug in datasmith: reported with its trace_id, never as a stack trace to users."""
 
@@ -274,6 +281,9 @@ CATALOGUE: dict[str, Entry] = {e.code: e for e in [
     Entry("DS-503", "the LLM is unavailable", "LLM 不可用",
           "the rule planner answered; check DATASMITH_LLM_* settings and the provider",
           "已由规则规划器回答;检查 DATASMITH_LLM_* 配置和服务"),
+    Entry("DS-504", "the shared database is unreachable", "共享数据库不可达",
+          "check DATASMITH_DATABASE_URL and that PostgreSQL is up; nothing was run",
+          "检查 DATASMITH_DATABASE_URL 和 PostgreSQL 是否在运行;没有执行任何操作"),
 ]}
 
 

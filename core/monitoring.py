@@ -79,9 +79,11 @@ def overview(store: RunStore, range_label: str = "last 24 hours", *, now: dateti
     since = (now or utcnow()) - span
     iso = since.isoformat()
     rows = store.read(
-        "SELECT substr(at, 1, ?) AS b, COUNT(*) AS n, SUM(status = 'succeeded') AS ok,"
-        " SUM(status IN ('failed', 'aborted', 'partial', 'error')) AS bad, SUM(cache = 'hit') AS hits,"
-        " SUM(cache IN ('hit', 'miss')) AS lookups, SUM(llm_calls) AS calls, SUM(prompt_tokens) AS pt,"
+        "SELECT substr(at, 1, ?) AS b, COUNT(*) AS n, SUM(CASE WHEN status = 'succeeded' THEN 1 ELSE 0 END) AS ok,"
+        " SUM(CASE WHEN status IN ('failed', 'aborted', 'partial', 'error') THEN 1 ELSE 0 END) AS bad,"
+        " SUM(CASE WHEN cache = 'hit' THEN 1 ELSE 0 END) AS hits,"
+        " SUM(CASE WHEN cache IN ('hit', 'miss') THEN 1 ELSE 0 END) AS lookups, SUM(llm_calls) AS calls,"
+        " SUM(prompt_tokens) AS pt,"
         " SUM(completion_tokens) AS ct, SUM(cost_usd) AS cost FROM requests WHERE at >= ? GROUP BY b ORDER BY b",
         (width, iso))
     pct, overall = _percentiles(store, width, iso)

@@ -92,6 +92,12 @@ class Settings(BaseSettings):
     api_max_in_flight: int = 16
     api_url: str | None = None
     api_token: SecretStr | None = None
+    # Shared state (RunStore, bot memory, API idempotency keys): the SQLite files under `home` by
+    # default; a postgresql:// URL lets replicas on several machines share one (README "Running more
+    # than one"). Caches and the index stay local to each replica.
+    database_url: SecretStr | None = None
+    # Replicas sharing one LLM provider account: each takes 1/replicas of its rate and burst.
+    replicas: int = Field(default=1, ge=1)
     # Which environment variables a pack's ${NAME} may read (globs). Names that look like secrets
     # (tokens, keys, passwords...) are read only when listed here by their exact name.
     allowed_env_vars: Annotated[list[str], NoDecode] = Field(default_factory=lambda: ["*"])
@@ -108,15 +114,30 @@ class Settings(BaseSettings):
 
     @property
     def llm_rate_per_s(self) -> float:
-        return self.llm_requests_per_minute / 60 * 0.8
+        return self.llm_requests_per_minute / 60 * 0.8 / self.replicas
 
     @property
     def llm_capacity(self) -> float:
-        return max(1.0, self.llm_peak_concurrency * 1.2)
+        return max(1.0, self.llm_peak_concurrency * 1.2 / self.replicas)
 
     @property
     def cache_dir(self) -> Path:
         return self.home / "cache"
+
+    @field_validator("database_url")
+    @classmethod
+    def _postgres_only(cls, v: SecretStr | None) -> SecretStr | None:
+        if v is not None and not v.get_secret_value().startswith(("postgresql://", "postgres://")):
+            raise ValueError("DATASMITH_DATABASE_URL takes a postgresql://user:password@host:5432/db URL; leave it"
+                             " unset for the SQLite files under DATASMITH_HOME")
+        return v
+
+    def store(self, sqlite_name: str) -> Path | str:
+        """Where a store lives: the shared database if one is configured, else its SQLite file."""
+        url = self.database_url  # a plain str when set through model_copy (tests, CLI overrides)
+        if url:
+            return url.get_secret_value() if isinstance(url, SecretStr) else str(url)
+        return self.home / sqlite_name
 
     @field_validator("knowledge", mode="before")
     @classmethod
@@ -152,8 +173,8 @@ class Settings(BaseSettings):
         return self.home / "index"
 
     @property
-    def runstore_path(self) -> Path:
-        return self.home / "runs.sqlite3"
+    def runstore(self) -> Path | str:
+        return self.store("runs.sqlite3")
 
     def with_overrides(self, **overrides: Any) -> Settings:
         """A copy with the non-None overrides applied (CLI flags win over the environment)."""

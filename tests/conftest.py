@@ -16,6 +16,7 @@ from core.assistant import Assistant  # noqa: E402
 from core.knowledge import Knowledge, load_knowledge  # noqa: E402
 from core.settings import BUNDLED_KNOWLEDGE, Settings  # noqa: E402
 from sandbox.server import BackgroundServer  # noqa: E402
+from tests.fixtures import postgres  # noqa: E402
 
 SHOP = BUNDLED_KNOWLEDGE / "shop"
 
@@ -31,6 +32,27 @@ def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BackgroundServ
     server = BackgroundServer(tmp_path_factory.mktemp("sandbox")).start()
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[str]:
+    """A real PostgreSQL server for the session (started here unless DATASMITH_TEST_DATABASE_URL)."""
+    reason = postgres.skip_reason()
+    if reason and os.environ.get("DATASMITH_REQUIRE_POSTGRES"):  # CI: a missing server is a failure
+        pytest.fail(reason)
+    if reason:
+        pytest.skip(reason)
+    gen = postgres.server_url()
+    url = next(gen)
+    assert url
+    yield url
+    gen.close()
+
+
+@pytest.fixture
+def pg_url(pg_server: str) -> str:
+    """A fresh, empty database on that server: one per test."""
+    return postgres.fresh_database(pg_server)
 
 
 @pytest.fixture

@@ -159,5 +159,5 @@ def test_processes_opening_a_store_at_once_all_get_it(tmp_path: Path) -> None:
     for path in paths:
         store = RunStore(Path(path))
         assert store.list() == []
-        assert "owner" in {r[1] for r in store._db.execute("PRAGMA table_info(runs)")}
+        assert "owner" in {r[1] for r in store.read("SELECT * FROM pragma_table_info('runs')")}
         store.close()

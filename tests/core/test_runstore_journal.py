@@ -29,7 +29,7 @@ def succeeded(run: RunRecord, index: int, output: dict, raw: dict | None = None)
 
 
 def unfolded(store: RunStore) -> RunStore:
-    store._upkeep.poke = lambda: None  # noqa: SLF001 - stands for a process that dies before its upkeep runs
+    store._b._upkeep.poke = lambda: None  # noqa: SLF001 - stands for a process that dies before its upkeep runs
     return store
 
 
