@@ -3,9 +3,11 @@ queueing) and a bound on the runs the whole service drives at once."""
 
 from __future__ import annotations
 
+import asyncio
 import math
 
 from api.config import Bucket
+from api.store import ApiStore
 from core.errors import LimitError
 from core.llm.limiter import LeakyBucket
 
@@ -31,6 +33,19 @@ class TokenBuckets:
     def granted(self, name: str) -> int:
         bucket = self._buckets.get(name)
         return len(bucket.granted) if bucket else 0
+
+
+class SharedTokenBuckets:
+    """The same buckets kept in the database replicas share, so a token gets its rate from the
+    whole service, not once per replica. GCRA (the leaky bucket as one timestamp a token, its
+    "theoretical arrival time"): a call is let in when that time, moved on by one interval, is
+    within `capacity` intervals of now; one conditional upsert decides, on the database's clock."""
+
+    def __init__(self, store: ApiStore) -> None:
+        self.store = store
+
+    async def admit(self, name: str, spec: Bucket) -> float | None:
+        return await asyncio.to_thread(self.store.admit, name, 1.0 / spec.rate_per_s, spec.capacity)
 
 
 def retry_after(seconds: float) -> str:

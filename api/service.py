@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from api.admission import InFlight, TokenBuckets, retry_after
+from api.admission import InFlight, SharedTokenBuckets, TokenBuckets, retry_after
 from api.config import ApiConfig, TokenSpec
 from api.jobs import Answer, Job, Jobs
 from api.metrics import Metrics
@@ -83,9 +83,11 @@ class Service:
         self.assistant = assistant
         self.config = config
         self.auth = auth
-        self.buckets = TokenBuckets()
         self.in_flight = InFlight(config.max_in_flight or max_in_flight)
         self.store = ApiStore(assistant.settings.store("api.sqlite3"))
+        # replicas on one database share each token's bucket; a lone process keeps it in memory
+        self.buckets: TokenBuckets | SharedTokenBuckets = (SharedTokenBuckets(self.store) if self.store.shared
+                                                           else TokenBuckets())
         self.jobs = Jobs(self._finished)
         self.metrics = Metrics(lambda: self.in_flight.count, self._llm_queue)
 

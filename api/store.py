@@ -16,12 +16,15 @@ from core.database import Database, PostgresDatabase, SqliteDatabase, is_postgre
 from core.models import utcnow
 
 KEEP = timedelta(hours=24)
+PG_NOW = "extract(epoch from clock_timestamp())::double precision"
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS idempotency (
   scope TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL, state TEXT NOT NULL,
   status INTEGER, body TEXT, run_id TEXT, created_at TEXT NOT NULL, PRIMARY KEY (scope, key));
 CREATE INDEX IF NOT EXISTS idempotency_created ON idempotency(created_at);
+-- per-token leaky buckets, shared by the replicas of a PostgreSQL deployment (GCRA: one time a token)
+CREATE TABLE IF NOT EXISTS buckets (name TEXT PRIMARY KEY, tat REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS answers (
   run_id TEXT PRIMARY KEY, owner TEXT, status INTEGER NOT NULL, body TEXT NOT NULL, created_at TEXT NOT NULL);
 """
@@ -49,8 +52,25 @@ class ApiStore:
                               else SqliteDatabase(Path(target), _set_up))
         self.expire()
 
+    @property
+    def shared(self) -> bool:
+        return self._db.shared
+
     def close(self) -> None:
         self._db.close()
+
+    def admit(self, name: str, interval_s: float, capacity: float) -> float | None:
+        """GCRA on the shared database: None when the call is let in, else the seconds until the
+        token's bucket has room. PostgreSQL only (one process on SQLite keeps its buckets in memory)."""
+        rows = self._db.execute(
+            f"INSERT INTO buckets AS b (name, tat) VALUES (?, {PG_NOW} + ?) ON CONFLICT (name) DO UPDATE"
+            " SET tat = GREATEST(b.tat + ?, excluded.tat) WHERE GREATEST(b.tat + ?, excluded.tat)"
+            " - (excluded.tat - ?) <= ? RETURNING tat",
+            (name, interval_s, interval_s, interval_s, interval_s, capacity * interval_s)).rows
+        if rows:
+            return None
+        late = self._db.execute(f"SELECT tat - {PG_NOW} FROM buckets WHERE name=?", (name,)).rows
+        return max(float(late[0][0]) + interval_s - capacity * interval_s, interval_s) if late else interval_s
 
     def expire(self) -> None:
         cutoff = (utcnow() - KEEP).isoformat()

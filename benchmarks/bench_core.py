@@ -53,7 +53,8 @@ def bench_plan(work: Path) -> None:
 SLEEP_TOOL = "import asyncio\nasync def tick(n: int) -> dict:\n    await asyncio.sleep(0.01)\n    return {'n': n}\n"
 
 
-def bench_executor(work: Path, layers: int = 25, width: int = 4, runs: int = 15) -> None:
+def bench_executor(work: Path, layers: int = 25, width: int = 4, runs: int = 15,
+                   store: Path | str | None = None) -> None:
     pack = work / "dagpack"
     (pack / "tools").mkdir(parents=True, exist_ok=True)
     (pack / "pack.yaml").write_text("name: dagpack\nenvironments: {default: dev, dev: {}}\n")
@@ -71,7 +72,8 @@ def bench_executor(work: Path, layers: int = 25, width: int = 4, runs: int = 15)
             args = {"n": StepRef(from_step=deps[j], path="n")} if deps else {"n": sid}
             steps.append(PlanStep(step_id=sid, tool_name="tick", dependencies=deps, arguments=args))
     plan = Plan(status="planned", pack="dagpack", environment="dev", rule="dag", steps=steps)
-    store = RunStore(work / "dag-runs.sqlite3")
+    target = store or work / "dag-runs.sqlite3"
+    store = RunStore(target)
 
     async def once() -> float:
         async with ToolRegistry(kn, {}) as tools:
@@ -95,7 +97,8 @@ def bench_executor(work: Path, layers: int = 25, width: int = 4, runs: int = 15)
         walls.append(asyncio.run(once()))
     critical, wall = statistics.median(chains), statistics.median(walls)
     nominal = layers * 0.010
-    print(f"executor ({layers * width} steps of 10 ms tools, width {width}, RunStore on disk, median of {runs}):")
+    where = "PostgreSQL" if store.path is None else "on disk"
+    print(f"executor ({layers * width} steps of 10 ms tools, width {width}, RunStore {where}, median of {runs}):")
     print(f"  wall {wall * 1000:.0f} ms (fastest {min(walls) * 1000:.0f}, slowest {max(walls) * 1000:.0f})")
     print(f"  critical path {critical * 1000:.0f} ms: the tools' own time along the longest chain (the same "
           f"{layers} layers of sleep(0.01), no executor; a 10 ms sleep lasts ~{critical / layers * 1000:.1f} ms here)")

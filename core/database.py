@@ -227,10 +227,17 @@ class PostgresDatabase:
             return Result(cur.fetchall() if cur.description else [], cur.rowcount)
 
     @contextmanager
-    def transaction(self, *, immediate: bool = False) -> Iterator[_PgConn]:
-        # `immediate` is SQLite's concern: PostgreSQL locks rows as statements touch them
-        with self.pool.connection() as conn, conn.transaction():
-            yield _PgConn(conn)
+    def transaction(self, *, immediate: bool = False, pipeline: bool = False) -> Iterator[_PgConn]:
+        """`immediate` is SQLite's concern (PostgreSQL locks rows as statements touch them).
+        `pipeline`: the statements go out together and their results come back once, one round
+        trip for the transaction (for writes that read nothing back)."""
+        with self.pool.connection() as conn:
+            if pipeline:
+                with conn.pipeline(), conn.transaction():
+                    yield _PgConn(conn)
+            else:
+                with conn.transaction():
+                    yield _PgConn(conn)
 
     def close(self) -> None:
         POOLS.give_back(self.url)

@@ -344,7 +344,7 @@ class _PostgresBackend:
             yield conn
 
     def journal(self, run_id: str, at: str, body: list[Any]) -> None:
-        with self._db.transaction() as conn:
+        with self._db.transaction(pipeline=True) as conn:  # one round trip per DAG layer
             _apply(conn, run_id, at, body)
 
     def close(self) -> None:

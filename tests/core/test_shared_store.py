@@ -246,3 +246,16 @@ def test_a_database_that_cannot_be_reached_is_one_clear_error(tmp_path: Path) ->
 def test_only_postgres_urls_are_taken(url: str) -> None:
     with pytest.raises(ValueError, match="postgresql://"):
         Settings(database_url=url)
+
+
+def test_a_token_s_bucket_is_shared_by_the_replicas(pg_url: str) -> None:
+    a, b = ApiStore(pg_url), ApiStore(pg_url)
+    try:
+        # capacity 5, one call every 10 s: the burst is 5 however the calls are spread over replicas
+        answers = [(a, b)[i % 2].admit("ci", 10.0, 5) for i in range(12)]
+        assert answers[:5] == [None] * 5 and all(w is not None for w in answers[5:])
+        assert 5 < answers[5] <= 10.0  # come back when one interval has leaked out
+        assert a.admit("other", 10.0, 5) is None  # another token's bucket is its own
+    finally:
+        a.close()
+        b.close()
