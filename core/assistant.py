@@ -13,20 +13,23 @@ from collections.abc import Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
+from core.batch import CopyProgress, representative, run_copies
 from core.contracts import check_plan, split_secrets
 from core.embedders import make_embedder
 from core.errors import (
     EMPTY_REQUEST,
     FORBIDDEN,
     REQUEST_TOO_LONG,
+    TOO_MANY_COPIES,
     UNREADABLE_REQUEST,
     DatasmithError,
     InputError,
+    LimitError,
 )
 from core.execution import Executor, Progress, ResumeAction, RetryPolicy, error_info
 from core.knowledge import Knowledge, load_knowledge
 from core.llm.limiter import LeakyBucket, OnWait
-from core.models import LLMUsage, Plan, Request, RetrievalHit, RunReport, StepRef, utcnow
+from core.models import LLMUsage, Plan, Request, RetrievalHit, RunRecord, RunReport, StepRef, utcnow
 from core.plan_cache import PlanCache
 from core.planning import Planner, RulePlanner
 from core.planning.text import normalize
@@ -157,8 +160,17 @@ class Assistant:
                 return True
         return False
 
+    def check_copies(self, plan: Plan) -> None:
+        """A request may ask for at most `max_copies` copies (DS-403)."""
+        limit = self.settings.max_copies
+        if plan.copies > limit:
+            raise LimitError(f"{plan.copies} copies asked for; at most {limit} may be made at once: ask for fewer, "
+                             "or split the request", message_zh=f"请求了 {plan.copies} 份,单次最多 {limit} 份:请减少份数或分几次请求",
+                             code=TOO_MANY_COPIES)
+
     def gate(self, plan: Plan, request: Request) -> None:
         """Contracts and permissions, before anything runs."""
+        self.check_copies(plan)
         check_plan(self.knowledge.tools, plan, " ".join(plan.conversation or [request.text]))
         self._check_scope(plan, request, self.knowledge.tools)
         if not self.may_write(plan, request.user):
@@ -205,9 +217,12 @@ class Assistant:
 
     async def handle(self, request: Request, *, execute: bool = True, confirmed: bool = False,
                      progress: Progress | None = None, on_wait: OnWait | None = None,
-                     run_id: str | None = None) -> RunReport:
+                     run_id: str | None = None, on_copy: CopyProgress | None = None,
+                     confirm_copies_above: int | None = None) -> RunReport:
         """Plan a request and, when asked, run it. Never raises for expected failures: the report
-        carries an error with a code and the trace_id."""
+        carries an error with a code and the trace_id. A plan with copies runs each copy as a run
+        of its own (`run_id` names a single run only); `confirm_copies_above` (the bot) makes a
+        larger batch wait for a confirmation as a `confirm: true` environment does."""
         trace_id = uuid.uuid4().hex
         start = time.perf_counter()
         try:
@@ -216,9 +231,16 @@ class Assistant:
             log.info("trace %s: %s", trace_id, exc)
             return self._record(self._report(request, trace_id, start, error=exc))
         if plan.status != "planned" or not execute:
-            return self._record(self._report(request, trace_id, start, plan=plan), cache, usage)
+            error = None
+            if plan.status == "planned":
+                try:
+                    self.check_copies(plan)
+                except LimitError as exc:
+                    error = exc
+            return self._record(self._report(request, trace_id, start, plan=plan, error=error), cache, usage)
         report = await self.execute(request, plan, confirmed=confirmed, progress=progress, trace_id=trace_id,
-                                    start=start, run_id=run_id)
+                                    start=start, run_id=run_id, on_copy=on_copy,
+                                    confirm_copies_above=confirm_copies_above)
         return self._record(report, cache, usage)
 
     def _record(self, report: RunReport, cache: str | None = None, usage: LLMUsage | None = None) -> RunReport:
@@ -246,24 +268,46 @@ class Assistant:
 
     async def execute(self, request: Request, plan: Plan, *, confirmed: bool = False,
                       progress: Progress | None = None, trace_id: str | None = None,
-                      start: float | None = None, run_id: str | None = None) -> RunReport:
-        """Gate and run a plan already made (e.g. the one a user confirmed, exactly as shown)."""
+                      start: float | None = None, run_id: str | None = None, on_copy: CopyProgress | None = None,
+                      confirm_copies_above: int | None = None) -> RunReport:
+        """Gate and run a plan already made (e.g. the one a user confirmed, exactly as shown); a
+        plan with copies runs them, at most `copies_parallel` at once, and answers every run."""
         trace_id = trace_id or uuid.uuid4().hex
         start = time.perf_counter() if start is None else start
         try:
             self.gate(plan, request)
-            if self.needs_confirmation(plan) and not confirmed:
-                plan.question = (f"环境 {plan.environment} 需要确认后才会执行写操作。确认执行吗?"
-                                 f" / Environment {plan.environment} needs a confirmation before writes. Run it?")
+            if not confirmed and (question := self._confirmation(plan, confirm_copies_above)):
+                plan.question = question
                 return self._report(request, trace_id, start, plan=plan)
             self.services.ensure(plan.pack)
             async with ToolRegistry(self.knowledge, self.settings.pack_environ) as tools:
+                if plan.copies > 1:
+                    async def run_one(copy: Plan, copy_run_id: str) -> RunRecord:
+                        executor = Executor(self.knowledge, tools, self.store, self.policy, progress)
+                        return await executor.run(request, copy, trace_id=trace_id, run_id=copy_run_id)
+
+                    runs = await run_copies(plan, self.settings.copies_parallel, run_one, on_copy)
+                    return self._report(request, trace_id, start, plan=plan, run=representative(runs), runs=runs)
                 executor = Executor(self.knowledge, tools, self.store, self.policy, progress)
                 run = await executor.run(request, plan, trace_id=trace_id, run_id=run_id)
             return self._report(request, trace_id, start, plan=plan, run=run)
         except DatasmithError as exc:
             log.info("trace %s: %s", trace_id, exc)
             return self._report(request, trace_id, start, plan=plan, error=exc)
+
+    def _confirmation(self, plan: Plan, copies_above: int | None) -> str | None:
+        """The question a plan waits on before it runs: writes in a `confirm: true` environment,
+        or (where the surface asks for it) more copies than `copies_above`."""
+        many = copies_above is not None and plan.copies > copies_above
+        if not self.needs_confirmation(plan) and not many:
+            return None
+        n = plan.copies
+        zh = (f"环境 {plan.environment} 需要确认后才会执行写操作。" if self.needs_confirmation(plan) else "") + \
+            (f"将运行 {n} 份(每份一次独立的运行)。" if n > 1 else "") + "确认执行吗?"
+        en = (f"Environment {plan.environment} needs a confirmation before writes. " if self.needs_confirmation(plan)
+              else "") + (f"This makes {n} copies ({n} runs of their own). " if n > 1 else "") + \
+            ("Run them?" if n > 1 else "Run it?")
+        return f"{zh} / {en}"
 
     async def resume(self, run_id: str, action: ResumeAction, *, by: str | None = None,
                      progress: Progress | None = None, force: bool = False) -> RunReport:
@@ -286,7 +330,7 @@ class Assistant:
 
     @staticmethod
     def _report(request: Request, trace_id: str, start: float, *, plan: Plan | None = None, run: Any = None,
-                error: DatasmithError | None = None) -> RunReport:
+                error: DatasmithError | None = None, runs: list[RunRecord] | None = None) -> RunReport:
         info = error_info(error, trace_id) if error else (run.error if run is not None else None)
         return RunReport(request=request, plan=plan, run=run, error=info, trace_id=trace_id,
-                         latency_ms=(time.perf_counter() - start) * 1000)
+                         latency_ms=(time.perf_counter() - start) * 1000, runs=runs or [])

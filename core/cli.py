@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from core import render
+from core.batch import Tally
 from core.errors import DatasmithError, InputError
 from core.evaluation import EvalReport, evaluate, load_cases
 from core.models import LLMUsage, Plan, Request, RunRecord, RunReport, StepRun, readable, utcnow
@@ -144,6 +145,8 @@ def exit_code(report: RunReport, *, executed: bool) -> int:
     """What `ask` exits with for one answer (`plan` always 0)."""
     if not executed:
         return 0
+    if report.runs:  # copies: 0 only when every copy succeeded, else the highest code among them
+        return max(RUN_EXIT.get(r.status, 0) for r in report.runs)
     if report.run is not None:
         return RUN_EXIT.get(report.run.status, 0)
     if report.error is not None and report.plan is not None and report.plan.status == "planned":
@@ -161,6 +164,25 @@ class StderrProgress:
     def __init__(self) -> None:
         self._since = utcnow()
         self._finished: dict[str, set[int]] = {}
+        self._copies: Tally | None = None
+
+    def copies(self, tally: Tally) -> None:
+        """A batch of copies: a line when it starts and each time a copy ends."""
+        self._copies = tally
+        if tally.last is None:
+            line = f"  copies: {tally.total} runs"
+        else:
+            failed = f", {tally.failed} not succeeded" if tally.failed else ""
+            line = (f"  copies [{tally.ended}/{tally.total}] copy {tally.copy_of.get(tally.last.run_id, '?')}: "
+                    f"run {tally.last.run_id} {tally.last.status}{failed}")
+        self._print(line)
+
+    @staticmethod
+    def _print(line: str) -> None:
+        try:
+            print(line, file=sys.stderr, flush=True)
+        except OSError:  # stderr closed (`2>&1 | head`): the run goes on, unseen
+            pass
 
     def __call__(self, run: RunRecord, step: StepRun) -> None:
         if run.run_id not in self._finished:  # a resumed run: what ended before this command counts
@@ -169,10 +191,9 @@ class StderrProgress:
         finished = self._finished[run.run_id]
         if step.status in self.ENDED:
             finished.add(step.step_id)
-        try:
-            print(f"  [{len(finished)}/{len(run.steps)}] {step.tool_name}: {step.status}", file=sys.stderr, flush=True)
-        except OSError:  # stderr closed (`2>&1 | head`): the run goes on, unseen
-            pass
+        copy = self._copies.copy_of.get(run.run_id) if self._copies else None
+        which = f"copy {copy}/{self._copies.total} " if copy and self._copies else ""
+        self._print(f"  {which}[{len(finished)}/{len(run.steps)}] {step.tool_name}: {step.status}")
 
 
 def cmd_plan_or_ask(args: argparse.Namespace, assistant: Assistant) -> int:
@@ -184,7 +205,7 @@ def cmd_plan_or_ask(args: argparse.Namespace, assistant: Assistant) -> int:
         request = Request(text=text, environment=args.env, user=args.user, surface="cli", planner=args.planner,
                           bypass_cache=args.no_cache)
         report = await assistant.handle(request, execute=execute, confirmed=getattr(args, "yes", False),
-                                        progress=progress)
+                                        progress=progress, on_copy=progress.copies if progress else None)
         codes.append(exit_code(report, executed=execute))
         if args.json:
             _emit(checked(report.spec_json(with_run=execute)), args.json_out)
