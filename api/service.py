@@ -15,6 +15,7 @@ from api.metrics import Metrics
 from api.models import Accepted, AskBody, PlanBody, ResumeBody
 from api.store import ApiStore
 from core.assistant import Assistant
+from core.batch import Tally
 from core.errors import (
     API_BUSY,
     API_FORBIDDEN,
@@ -87,6 +88,7 @@ class Service:
         self.in_flight = InFlight(config.max_in_flight or max_in_flight)
         self.store = ApiStore(assistant.settings.home / "api.sqlite3")
         self.jobs = Jobs(self._finished)
+        self._batches: dict[str, Tally] = {}  # asks running copies, by the id their 202 gave
         self.metrics = Metrics(lambda: self.in_flight.count, self._llm_queue)
 
     def close(self) -> None:
@@ -154,7 +156,10 @@ class Service:
 
     def _finished(self, job: Job, answer: Answer) -> None:
         status, body = answer
-        if not isinstance(body.get("run"), dict):  # answers with a run are read back from the RunStore
+        self._batches.pop(job.run_id, None)
+        # Answers with one run are read back from the RunStore; a batch of copies (its id is no
+        # run's) and answers without a run are kept as they were given.
+        if not isinstance(body.get("run"), dict) or "runs" in body:
             self.store.save_answer(job.run_id, job.owner, status, body)
 
     # ------------------------------------------------------------------ idempotency
@@ -216,7 +221,12 @@ class Service:
         return await self._await(job, body.wait)
 
     async def _ask(self, request: Request, confirmed: bool, run_id: str) -> Answer:
-        report = await self.assistant.handle(request, confirmed=confirmed, run_id=run_id)
+        """One ask; with copies `run_id` names the batch (each copy gets a run id of its own), and
+        its answer lists every run."""
+        def on_copy(tally: Tally) -> None:
+            self._batches[run_id] = tally
+
+        report = await self.assistant.handle(request, confirmed=confirmed, run_id=run_id, on_copy=on_copy)
         return self.answer(report, "ask", with_run=True)
 
     async def resume(self, caller: Caller, run_id: str, body: ResumeBody) -> Reply:
@@ -258,13 +268,17 @@ class Service:
         return self._accepted(job.run_id)
 
     def _accepted(self, run_id: str) -> Reply:
+        location = f"/v1/runs/{run_id}"
+        if (tally := self._batches.get(run_id)) is not None:  # copies: how far the batch is
+            body = Accepted(run_id=run_id, status="running", location=location, copies=tally.total,
+                            copies_ended=tally.ended, run_ids=list(tally.copy_of)).model_dump(exclude_none=True)
+            return Reply(202, body, {"Location": location, "Retry-After": "1"})
         try:
             status = self.assistant.store.get(run_id).status
         except InputError:
             status = "planning"
-        location = f"/v1/runs/{run_id}"
         body = Accepted(run_id=run_id, status=status if status in IN_FLIGHT_STATUSES else "running",
-                        location=location).model_dump()
+                        location=location).model_dump(exclude_none=True)
         return Reply(202, body, {"Location": location, "Retry-After": "1"})
 
     def poll(self, caller: Caller, run_id: str) -> Reply:

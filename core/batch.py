@@ -29,6 +29,7 @@ class Tally:
     succeeded: int = 0
     copy_of: dict[str, int] = field(default_factory=dict)  # run id -> copy number (1-based), known up front
     last: RunRecord | None = None  # the run that ended last
+    plan: Plan | None = None  # what every copy runs
 
     @property
     def failed(self) -> int:
@@ -49,7 +50,7 @@ async def run_copies(plan: Plan, parallel: int, run_one: RunOne, on_copy: CopyPr
     """Run `plan.copies` copies through `run_one(plan_i, run_id)`, at most `parallel` at once; the
     runs in copy order. A copy that fails does not stop the others: each is its own test datum."""
     run_ids = [uuid.uuid4().hex[:12] for _ in range(plan.copies)]
-    tally = Tally(plan.copies, copy_of={run_id: i for i, run_id in enumerate(run_ids, 1)})
+    tally = Tally(plan.copies, copy_of={run_id: i for i, run_id in enumerate(run_ids, 1)}, plan=plan)
     gate = asyncio.Semaphore(max(1, parallel))
 
     async def tell() -> None:
