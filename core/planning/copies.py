@@ -20,9 +20,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import date
 
 from core.models import Plan
-from core.planning.spans import UNITS
+from core.planning.spans import UNITS, find_spans
 from core.planning.text import cn_number
 
 EN_NUMBERS = {
@@ -39,20 +40,24 @@ _CN_NOT_THINGS = ("月", "小时", "钟头", "星期", "礼拜", "工作日", "�
 # Words that introduce a value, in front of the number: "数量为2个", "买3个", "每单2份", "第3个", "前10条".
 _CN_VALUE_CUES = ("为", "是", "=", ":", "：", "数量", "共", "每", "第", "前", "最近", "近", "买", "购", "至少",
                   "最多", "超过", "不超过", "满", "减", "约", "大约", "剩", "余", "还有")
-# Verbs a count may close a clause after ("..., 要20笔", "再来5单").
-_CN_WANT = "要来造做建生成创建"
+# Verbs a count may close a clause after ("..., 要20笔", "再来5单", "下3单").
+_CN_WANT = "要来造做建生成创建下开"
 _EN_VALUE_CUES = frozenset("""of with for by x qty quantity amount is are be = : last first top next past latest recent
 only about over under than per each every total buy buys buying bought purchase purchasing at least most
-to from within after before around approximately""".split())
+to from within after before around approximately max min maximum minimum limit up""".split())
 # Words between a number and its noun that cannot be adjectives of the thing made.
-_EN_NOT_MODIFIERS = frozenset("of for with to from in on at by and or the a an each per x".split())
+_EN_NOT_MODIFIERS = frozenset("""of for with to from in on at by and or the a an each per x that which who whose
+where when is are was were""".split())
+# Typed values a count never sits inside: "40 euro credit", "3pm", "2024-05-01", "SKU-88121".
+_VALUE_KINDS = frozenset({"email", "url", "quoted", "date", "month", "time", "amount", "id"})
 _EN_MEASURES = frozenset(UNITS) | frozenset("""times copies instances duplicates bottles packs pairs cases sets
 percent points dollars euros pounds yuan bucks credits kilos cups bags cans cartons rolls sheets bundles
 liters litres gallons meters metres inches feet""".split())
 
 CN_COUNT = re.compile(rf"(?<![\dA-Za-z.\-_#])({_CN_NUM})\s*([{CLASSIFIERS}])")
 EN_COUNT = re.compile(rf"(?i)(?<![\w.\-$€£¥#])({_EN_NUM})\s+((?:[a-z][a-z\-]*\s+){{0,3}}?)([a-z][a-z\-]*[a-z]s)(?![\w\-])")
-TIMES_X_BEFORE = re.compile(r"(?i)(?<![A-Za-z0-9_.\-])(\d{1,4})\s?[x×](?:\s+|(?=[\u3400-\u9fff]))(?=[^\d\s])")
+# "20 x paid order" (not "2 x SKU-88121": a number of an id's thing is its quantity)
+TIMES_X_BEFORE = re.compile(r"(?i)(?<![A-Za-z0-9_.\-])(\d{1,4})\s?[x×](?:\s+|(?=[\u3400-\u9fff]))(?![^\s,，]*\d)(?=[^\d\s])")
 TIMES_X_AFTER = re.compile(r"(?i)(?<![A-Za-z0-9_.\-])[x×]\s?(\d{1,4})(?![A-Za-z0-9_.\-])")
 _SIZE_BEFORE = re.compile(r"(?<![\d.])\d{1,4}(?:\.\d+)?\s*$")  # "20 x 30": a size, not a count
 COPIES_OF = re.compile(rf"(?i)(?<![\w.\-])({_EN_NUM})\s+(?:copies|instances|duplicates)(?:\s+of)?(?![\w\-])\s*")
@@ -93,6 +98,8 @@ def _cn_counts(text: str) -> list[CountReading]:
         if classifier == "个" and after.startswith(_CN_NOT_THINGS):
             continue
         follows = after.lstrip()
+        if "都" in re.split(r"[,，。;；!！?？]", follows, maxsplit=1)[0]:
+            continue  # "两张卡都办": both of two named things, not two of one
         made = bool(follows) and (re.match(r"[\u3400-\u9fffA-Za-z]", follows) is not None)
         closes = (not follows or follows[0] in ",，。;；!！") and before[-1:] in _CN_WANT and before != ""
         if not (made or closes):
@@ -157,10 +164,18 @@ def _apart(text: str) -> list[CountReading]:
 def read_count(text: str) -> CountReading | None:
     """The count of copies the request states, if it states one (more than one, and only one count:
     "20 paid and 5 shipped orders" are two requests, so none is read)."""
-    readings = [r for r in _apart(text) + _cn_counts(text) + _en_counts(text) if r.copies > 1]  # 一笔 is one
+    values = [s for s in find_spans(text, date(2000, 1, 1)) if s.kind in _VALUE_KINDS]  # positions only
+    readings = [r for r in _apart(text) + _cn_counts(text) + _en_counts(text)
+                if r.copies > 1 and not any(v.start < r.end and r.start < v.end for v in values)]  # 一笔 is one
     if len({r.copies for r in readings}) != 1:
         return None
     return min(readings, key=lambda r: r.start)
+
+
+def names_a_parameter(reading: CountReading, params: set[str]) -> bool:
+    """Whether the words of a count name a parameter ("3 copies" where a tool takes `copies`)."""
+    words = {w.lower() for w in re.findall(r"[A-Za-z]+", reading.said)}
+    return any(w in params or _singular(w) in params for w in words if len(w) > 2)
 
 
 Writes = Callable[[str, str], bool]  # (kind "rule" | "tool", name) -> whether it changes data

@@ -20,7 +20,14 @@ from core.expressions import condition_holds, reads_steps
 from core.knowledge import Knowledge
 from core.models import Plan, PlanChoice, PlanStep, Request, RetrievalHit, RuleSpec, StepId, StepRef, ToolSpec
 from core.planning.choice import Candidate, Decision, decide, score
-from core.planning.copies import CountReading, counts_copies, inherit_copies, read_count, with_copies
+from core.planning.copies import (
+    CountReading,
+    counts_copies,
+    inherit_copies,
+    names_a_parameter,
+    read_count,
+    with_copies,
+)
 from core.planning.extraction import Assignment, Extractor, Found, Slot, rule_slots, tool_slots
 from core.planning.lexicon import destructive, intent, is_question
 from core.planning.names import person_names, takes_person
@@ -82,10 +89,14 @@ class RulePlanner:
 
     def _takes_number(self, plan: Plan, request: Request, reading: CountReading) -> bool:
         """Whether the planned rule or tool reads the count's number as one of its values (a
-        pattern or an example of the pack teaches it): then it is that value, not a count."""
+        pattern or an example of the pack teaches it, or the count's own words name a parameter:
+        "3 copies" where a tool takes `copies`): then it is that value, not a count."""
         name = plan.rule or plan.tool
         if name is None:
             return False
+        params = {p.name.lower() for s in plan.steps for p in self.kn.tools[s.tool_name].parameters}
+        if names_a_parameter(reading, params):
+            return True
         bare = self._without_environment(normalize(request.text))
         key = candidate_key("rule" if plan.rule else "tool", name)
         assignment = self.extractor.assign(bare, self.voc.spans(bare, self.today()), self.slots[key])

@@ -33,11 +33,12 @@ def planner(shop_knowledge: Knowledge) -> RulePlanner:
     ("5 copies of a paid order for item 123456", 5, "order_lifecycle", "123456"),
     ("a paid order for item 123456, 3 of them", 3, "order_lifecycle", "123456"),
     ("给商品123456造一笔已支付的订单,要3笔", 3, "order_lifecycle", "123456"),
+    ("给商品123456下3单", 3, "create_order", "123456"),
 ])
 def test_a_count_of_things_made_is_copies_of_one_plan(planner: RulePlanner, text: str, copies: int, rule: str,
                                                       item_id: str) -> None:
     plan = planner.plan(Request(text=text))
-    assert (plan.status, plan.rule, plan.copies) == ("planned", rule, copies)
+    assert (plan.status, plan.rule or plan.tool, plan.copies) == ("planned", rule, copies)
     first = plan.steps[0]
     assert first.arguments["item_id"] == item_id and first.arguments["quantity"] == 1  # one order per copy
     assert plan.spec_json()["copies"] == copies and not problems({**plan.spec_json(), "trace_id": "0" * 32})
@@ -134,3 +135,36 @@ def test_cli_ask_lists_the_runs_and_exits_3_when_a_copy_failed(tmp_path: Path, s
 def test_cli_human_error_for_too_many_copies_is_in_chinese(tmp_path: Path, sandbox: BackgroundServer) -> None:
     out = datasmith("ask", "--knowledge", str(SHOP), "给商品123456造500笔已支付的订单", home=tmp_path, sandbox=sandbox)
     assert out.returncode == 6 and "DS-403" in out.stdout and "单次最多 100 份" in out.stdout
+
+
+DOCS_PACK = {
+    "pack.yaml": """
+        name: docs
+        environments: {default: demo, demo: {}}
+    """,
+    "tools/print.yaml": """
+        tool_name: print_letter
+        description: print a signed letter for a person and mail it
+        side_effects: true
+        parameters:
+          - {name: person, type: string, required: true, patterns: ['for (\\w+)']}
+          - {name: copies, type: integer, default: 1, minimum: 1, maximum: 10}
+        examples: [{user_query: print a letter for alice, extracted_params: {person: alice}}]
+        call: {python: "docs_backend:print_letter"}
+    """,
+    "docs_backend.py": """
+        def print_letter(person, copies=1):
+            return {"letter_id": "L1", "copies": copies}
+    """,
+}
+
+
+def test_a_count_whose_words_name_a_parameter_is_that_parameter(tmp_path: Path) -> None:
+    from core.knowledge import load_knowledge
+    from tests.conftest import write_pack
+
+    planner = RulePlanner(load_knowledge([write_pack(tmp_path / "docs", DOCS_PACK)]))
+    letter = planner.plan(Request(text="print a letter for alice, 3 copies"))
+    assert letter.status == "planned" and letter.copies == 1  # `copies` is the tool's own parameter here
+    letters = planner.plan(Request(text="print 3 letters for alice"))
+    assert letters.status == "planned" and letters.copies == 3
