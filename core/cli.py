@@ -1,7 +1,8 @@
 """`datasmith`: plan, ask, eval, index, runs. The contract in spec/knowledge-format.md.
 
-Exit code 0 for every outcome (planned, needs_input, no_match, a failed run); non-zero only
-for a usage or knowledge error, with a one-line message on stderr.
+Exit code 0 for every plan outcome (planned, needs_input, no_match); 1 for a knowledge or
+internal error and 2 for a usage error, with a one-line message on stderr; `ask` (and `runs
+resume`) also say how the run ended (RUN_EXIT, REFUSED_EXIT; README › Using the CLI).
 """
 
 from __future__ import annotations
