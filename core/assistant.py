@@ -7,15 +7,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from core.batch import CopyProgress, representative, run_copies
 from core.contracts import check_plan, split_secrets
-from core.embedders import make_embedder
 from core.errors import (
     EMPTY_REQUEST,
     FORBIDDEN,
@@ -33,15 +33,14 @@ from core.models import LLMUsage, Plan, Request, RetrievalHit, RunRecord, RunRep
 from core.plan_cache import PlanCache
 from core.planning import Planner, RulePlanner
 from core.planning.text import normalize
-from core.retrieval import KnowledgeIndex
 from core.runstore import RequestRecord, RunStore
 from core.services import LocalServices
 from core.settings import Settings
 from core.sqlite_open import private
-from core.tools import ToolRegistry
 
 if TYPE_CHECKING:
     from core.planning.llm_planner import LLMPlanner
+    from core.retrieval import KnowledgeIndex  # LanceDB: imported when an index is opened
 
 log = logging.getLogger("datasmith")
 
@@ -55,9 +54,11 @@ class Assistant:
         self.knowledge = knowledge
         settings.home.mkdir(parents=True, exist_ok=True, mode=0o700)
         private(settings.home, 0o700)  # runs, requests, cache and logs are the users' data
-        self.index = index
-        self.rules = RulePlanner(knowledge, default_environment=settings.env)
-        self.planner: Planner = planner or self.rules
+        self._index = index
+        self._open_index: Callable[[], KnowledgeIndex] | None = None  # a lazy index: opened on first use
+        self._index_lock = threading.Lock()
+        self._rules: RulePlanner | None = None  # built on first use: a plan the cache answers needs none
+        self._planner = planner
         self.llm = self._llm_planner(settings)
         self.cache = PlanCache(settings.cache_dir, settings.cache_ttl_s, settings.cache_failure_ttl_s)
         self.store = store or RunStore(settings.runstore_path)
@@ -70,13 +71,50 @@ class Assistant:
             log.warning("run %s was in flight when the last process stopped: marked interrupted", run_id)
 
     @classmethod
-    def from_settings(cls, settings: Settings, *, with_index: bool = True) -> Assistant:
+    def from_settings(cls, settings: Settings, *, with_index: bool = True, lazy_index: bool = False) -> Assistant:
+        """The assistant over the configured knowledge; its index built (or refreshed) now, or with
+        `lazy_index` on first use (the CLI: a plan the cache answers never loads LanceDB)."""
         knowledge = load_knowledge(settings.knowledge, settings.code_policy)
-        index = None
-        if with_index:
+
+        def open_index() -> KnowledgeIndex:
+            from core.embedders import make_embedder
+            from core.retrieval import KnowledgeIndex
+
             index = KnowledgeIndex(settings.index_dir, make_embedder(settings.embedder))
             index.refresh(knowledge)
-        return cls(settings, knowledge, index=index)
+            return index
+
+        assistant = cls(settings, knowledge, index=open_index() if with_index and not lazy_index else None)
+        if with_index and lazy_index:
+            assistant._open_index = open_index
+        return assistant
+
+    @property
+    def rules(self) -> RulePlanner:
+        """The rule planner over this knowledge (its vocabulary is built the first time)."""
+        if self._rules is None:
+            with self._index_lock:
+                if self._rules is None:
+                    self._rules = RulePlanner(self.knowledge, default_environment=self.settings.env)
+        return self._rules
+
+    @property
+    def planner(self) -> Planner:
+        return self._planner or self.rules
+
+    @property
+    def index(self) -> KnowledgeIndex | None:
+        """The knowledge index (None without one), opened here the first time when it is lazy."""
+        if self._index is None and self._open_index is not None:
+            with self._index_lock:  # planning threads may ask at once
+                if self._index is None and self._open_index is not None:
+                    self._index = self._open_index()
+                    self._open_index = None
+        return self._index
+
+    @index.setter
+    def index(self, value: KnowledgeIndex | None) -> None:
+        self._index, self._open_index = value, None
 
     def _llm_planner(self, settings: Settings) -> LLMPlanner | None:
         if not settings.llm_model or settings.planner == "rules":
@@ -280,6 +318,8 @@ class Assistant:
                 plan.question = question
                 return self._report(request, trace_id, start, plan=plan)
             self.services.ensure(plan.pack)
+            from core.tools import ToolRegistry  # httpx and the bindings: only what runs loads them
+
             async with ToolRegistry(self.knowledge, self.settings.pack_environ) as tools:
                 if plan.copies > 1:
                     async def run_one(copy: Plan, copy_run_id: str) -> RunRecord:
@@ -321,6 +361,8 @@ class Assistant:
                                  message_zh=f"你没有在 {previous.plan.environment} 环境执行写操作的权限",
                                  code=FORBIDDEN)
             self.services.ensure(previous.plan.pack)
+            from core.tools import ToolRegistry
+
             async with ToolRegistry(self.knowledge, self.settings.pack_environ) as tools:
                 executor = Executor(self.knowledge, tools, self.store, self.policy, progress)
                 run = await executor.resume(run_id, action, by=by, force=force)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.errors import describe
-from core.evaluation import EvalReport
 from core.models import Plan, RunRecord, RunReport, StepRef
-from core.planning.text import mostly_ascii
-from core.runstore import RunSummary
+
+if TYPE_CHECKING:
+    from core.evaluation import EvalReport
+    from core.runstore import RunSummary
 
 ICONS = {"succeeded": "✓", "failed": "✗", "paused": "⏸", "skipped": "↷", "pending": "·", "running": "…",
          "interrupted": "!"}
@@ -90,6 +91,8 @@ def report_text(report: RunReport) -> str:
     elif report.run:
         parts.append(run_text(report.run))
     if report.error and not (report.run and report.run.error):
+        from core.planning.text import mostly_ascii
+
         lang = "en" if mostly_ascii(report.request.text) or not report.error.message_zh else "zh"
         title, hint = describe(report.error.code, lang)
         message = report.error.message_zh if lang == "zh" and report.error.message_zh else report.error.message
