@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from api.admission import InFlight, TokenBuckets, retry_after
+from api.auth import ChecksThrottled
 from api.config import ApiConfig, TokenSpec
 from api.jobs import Answer, Job, Jobs
 from api.metrics import Metrics
@@ -16,6 +17,7 @@ from api.models import Accepted, AskBody, PlanBody, ResumeBody
 from api.store import ApiStore
 from core.assistant import Assistant
 from core.batch import Tally
+from core.contracts import redact_answer
 from core.errors import (
     API_BUSY,
     API_FORBIDDEN,
@@ -104,7 +106,13 @@ class Service:
     async def caller(self, authorization: str | None) -> Caller:
         if self.auth.open:
             return Caller(LOCAL)
-        token = await self.auth.token(authorization)
+        try:
+            token = await self.auth.token(authorization)
+        except ChecksThrottled as exc:  # wrong secrets for this name lately: no hashing, come back later
+            self.metrics.limited.labels(exc.name).inc()
+            raise ApiFailure(429, API_RATE_LIMITED, f"too many token checks for {exc.name} lately; retry in "
+                             f"{exc.wait_s:.1f} s", message_zh=f"令牌 {exc.name} 校验过于频繁,请 {exc.wait_s:.1f} 秒后重试",
+                             headers={"Retry-After": retry_after(exc.wait_s)}) from None
         if token is None:
             raise ApiFailure(401, API_UNAUTHENTICATED, "no valid API token: send `Authorization: Bearer NAME.SECRET`",
                              message_zh="缺少有效的 API 令牌:请求头需带 `Authorization: Bearer 名称.密钥`",
@@ -160,7 +168,7 @@ class Service:
         # Answers with one run are read back from the RunStore; a batch of copies (its id is no
         # run's) and answers without a run are kept as they were given.
         if not isinstance(body.get("run"), dict) or "runs" in body:
-            self.store.save_answer(job.run_id, job.owner, status, body)
+            self.store.save_answer(job.run_id, job.owner, status, self._stored(body))
 
     # ------------------------------------------------------------------ idempotency
 
@@ -195,8 +203,13 @@ class Service:
         except BaseException:
             self.store.release(caller.name, key)
             raise
-        self.store.complete(caller.name, key, reply.status, reply.body)
+        self.store.complete(caller.name, key, reply.status, self._stored(reply.body))
         return reply
+
+    def _stored(self, body: dict[str, Any]) -> dict[str, Any]:
+        """What the API keeps of an answer (idempotency records, final answers): redacted of PII
+        as the RunStore keeps runs, so a replay or a poll shows `***` where the caller sent PII."""
+        return redact_answer(body, self.assistant.knowledge.tools) if "steps" in body else body
 
     def _known(self, run_id: str) -> bool:
         if self.jobs.get(run_id) or self.store.answer(run_id):

@@ -128,8 +128,8 @@ def test_a_usage_error_exits_2_as_the_readme_says(tmp_path: Path) -> None:
 
 HEAVY = ("lancedb", "litellm", "fastapi", "streamlit", "torch", "sentence_transformers", "httpx")
 LOADED = ("import json, sys\nfrom core.cli import main\ntry:\n    code = main(sys.argv[1:])\nexcept SystemExit as e:\n"
-          "    code = e.code\nprint(json.dumps({'code': code, 'heavy': [m for m in %r if m in sys.modules]}), "
-          "file=sys.stderr)\n" % (HEAVY,))
+          "    code = e.code\nheavy = [m for m in " + repr(HEAVY) + " if m in sys.modules]\n"
+          "print(json.dumps({'code': code, 'heavy': heavy}), file=sys.stderr)\n")
 
 
 def loaded(*args: str, home: Path, sandbox: BackgroundServer | None = None) -> dict[str, object]:
