@@ -58,6 +58,7 @@ class Assistant:
         self._open_index: Callable[[], KnowledgeIndex] | None = None  # a lazy index: opened on first use
         self._index_lock = threading.Lock()
         self._rules: RulePlanner | None = None  # built on first use: a plan the cache answers needs none
+        self._rules_lock = threading.Lock()
         self._planner = planner
         self.llm = self._llm_planner(settings)
         self.cache = PlanCache(settings.cache_dir, settings.cache_ttl_s, settings.cache_failure_ttl_s)
@@ -93,7 +94,7 @@ class Assistant:
     def rules(self) -> RulePlanner:
         """The rule planner over this knowledge (its vocabulary is built the first time)."""
         if self._rules is None:
-            with self._index_lock:
+            with self._rules_lock:
                 if self._rules is None:
                     self._rules = RulePlanner(self.knowledge, default_environment=self.settings.env)
         return self._rules

@@ -38,7 +38,7 @@ CLASSIFIERS = "笔个条份张单批"
 # After 个 these make a duration or a rate, not a count of things made (3个月, 2个小时, 5个百分点).
 _CN_NOT_THINGS = ("月", "小时", "钟头", "星期", "礼拜", "工作日", "季度", "百分点", "点", "人")
 # Words that introduce a value, in front of the number: "数量为2个", "买3个", "每单2份", "第3个", "前10条".
-_CN_VALUE_CUES = ("为", "是", "=", ":", "：", "数量", "共", "每", "第", "前", "最近", "近", "买", "购", "至少",
+_CN_VALUE_CUES = ("为", "是", "=", ":", "：", "数量", "每", "第", "前", "最近", "近", "买", "购", "至少",
                   "最多", "超过", "不超过", "满", "减", "约", "大约", "剩", "余", "还有")
 # Verbs a count may close a clause after ("..., 要20笔", "再来5单", "下3单").
 _CN_WANT = "要来造做建生成创建下开"
