@@ -4,6 +4,9 @@
     [defaults]                  # optional: every token's bucket unless it says otherwise
     capacity = 20               # calls that may go at once
     rate_per_s = 5              # then this many a second
+    [secret_checks]             # optional: checks of secrets not seen before, per token name (PBKDF2
+    capacity = 5                # costs ~0.3 s of CPU each); over it 429 before any hashing
+    rate_per_s = 0.5
     [[tokens]]
     name = "ci"                 # the caller sends `Authorization: Bearer ci.<secret>`
     hash = "pbkdf2_sha256$..."  # `python -m api new-token ci` prints a secret and this block
@@ -60,6 +63,8 @@ class ApiConfig(BaseModel):
     defaults: Bucket = Field(default_factory=Bucket)
     # The open (no tokens, loopback) mode's one bucket: generous, it guards against a runaway loop
     open_bucket: Bucket = Field(default_factory=lambda: Bucket(capacity=100, rate_per_s=50))
+    # Checks of secrets not seen before, per token name (each costs a PBKDF2 hash): over it, 429
+    secret_checks: Bucket = Field(default_factory=lambda: Bucket(capacity=5, rate_per_s=0.5))
     tokens: list[TokenSpec] = Field(default_factory=list)
 
     @field_validator("tokens")

@@ -51,12 +51,17 @@ class ApiError(BaseModel):
 
 
 class Accepted(BaseModel):
-    """202: the run goes on; poll `location` (GET /v1/runs/{run_id}) until it answers 200."""
+    """202: the run goes on; poll `location` (GET /v1/runs/{run_id}) until it answers 200. For a
+    request with copies `run_id` names the batch: its 200 is the output object with every copy's
+    run under `runs`."""
 
     run_id: str
     status: Literal["planning", "pending", "running"]
     location: str
     retry_after_s: int = 1
+    copies: int | None = Field(None, description="copies: how many runs the batch makes")
+    copies_ended: int | None = Field(None, description="copies: how many of them have ended")
+    run_ids: list[str] | None = Field(None, description="copies: every copy's run id, in copy order")
 
 
 class RunSummaryOut(BaseModel):

@@ -9,12 +9,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from api.admission import InFlight, SharedTokenBuckets, TokenBuckets, retry_after
+from api.auth import ChecksThrottled
 from api.config import ApiConfig, TokenSpec
 from api.jobs import Answer, Job, Jobs
 from api.metrics import Metrics
 from api.models import Accepted, AskBody, PlanBody, ResumeBody
 from api.store import ApiStore
 from core.assistant import Assistant
+from core.batch import Tally
+from core.contracts import redact_answer
 from core.errors import (
     API_BUSY,
     API_FORBIDDEN,
@@ -89,6 +92,7 @@ class Service:
         self.buckets: TokenBuckets | SharedTokenBuckets = (SharedTokenBuckets(self.store) if self.store.shared
                                                            else TokenBuckets())
         self.jobs = Jobs(self._finished)
+        self._batches: dict[str, Tally] = {}  # asks running copies, by the id their 202 gave
         self.metrics = Metrics(lambda: self.in_flight.count, self._llm_queue)
 
     def close(self) -> None:
@@ -104,7 +108,13 @@ class Service:
     async def caller(self, authorization: str | None) -> Caller:
         if self.auth.open:
             return Caller(LOCAL)
-        token = await self.auth.token(authorization)
+        try:
+            token = await self.auth.token(authorization)
+        except ChecksThrottled as exc:  # wrong secrets for this name lately: no hashing, come back later
+            self.metrics.limited.labels(exc.name).inc()
+            raise ApiFailure(429, API_RATE_LIMITED, f"too many token checks for {exc.name} lately; retry in "
+                             f"{exc.wait_s:.1f} s", message_zh=f"令牌 {exc.name} 校验过于频繁,请 {exc.wait_s:.1f} 秒后重试",
+                             headers={"Retry-After": retry_after(exc.wait_s)}) from None
         if token is None:
             raise ApiFailure(401, API_UNAUTHENTICATED, "no valid API token: send `Authorization: Bearer NAME.SECRET`",
                              message_zh="缺少有效的 API 令牌:请求头需带 `Authorization: Bearer 名称.密钥`",
@@ -156,8 +166,11 @@ class Service:
 
     def _finished(self, job: Job, answer: Answer) -> None:
         status, body = answer
-        if not isinstance(body.get("run"), dict):  # answers with a run are read back from the RunStore
-            self.store.save_answer(job.run_id, job.owner, status, body)
+        self._batches.pop(job.run_id, None)
+        # Answers with one run are read back from the RunStore; a batch of copies (its id is no
+        # run's) and answers without a run are kept as they were given.
+        if not isinstance(body.get("run"), dict) or "runs" in body:
+            self.store.save_answer(job.run_id, job.owner, status, self._stored(body))
 
     # ------------------------------------------------------------------ idempotency
 
@@ -192,8 +205,13 @@ class Service:
         except BaseException:
             self.store.release(caller.name, key)
             raise
-        self.store.complete(caller.name, key, reply.status, reply.body)
+        self.store.complete(caller.name, key, reply.status, self._stored(reply.body))
         return reply
+
+    def _stored(self, body: dict[str, Any]) -> dict[str, Any]:
+        """What the API keeps of an answer (idempotency records, final answers): redacted of PII
+        as the RunStore keeps runs, so a replay or a poll shows `***` where the caller sent PII."""
+        return redact_answer(body, self.assistant.knowledge.tools) if "steps" in body else body
 
     def _known(self, run_id: str) -> bool:
         if self.jobs.get(run_id) or self.store.answer(run_id):
@@ -218,7 +236,12 @@ class Service:
         return await self._await(job, body.wait)
 
     async def _ask(self, request: Request, confirmed: bool, run_id: str) -> Answer:
-        report = await self.assistant.handle(request, confirmed=confirmed, run_id=run_id)
+        """One ask; with copies `run_id` names the batch (each copy gets a run id of its own), and
+        its answer lists every run."""
+        def on_copy(tally: Tally) -> None:
+            self._batches[run_id] = tally
+
+        report = await self.assistant.handle(request, confirmed=confirmed, run_id=run_id, on_copy=on_copy)
         return self.answer(report, "ask", with_run=True)
 
     async def resume(self, caller: Caller, run_id: str, body: ResumeBody) -> Reply:
@@ -260,13 +283,17 @@ class Service:
         return self._accepted(job.run_id)
 
     def _accepted(self, run_id: str) -> Reply:
+        location = f"/v1/runs/{run_id}"
+        if (tally := self._batches.get(run_id)) is not None:  # copies: how far the batch is
+            body = Accepted(run_id=run_id, status="running", location=location, copies=tally.total,
+                            copies_ended=tally.ended, run_ids=list(tally.copy_of)).model_dump(exclude_none=True)
+            return Reply(202, body, {"Location": location, "Retry-After": "1"})
         try:
             status = self.assistant.store.get(run_id).status
         except InputError:
             status = "planning"
-        location = f"/v1/runs/{run_id}"
         body = Accepted(run_id=run_id, status=status if status in IN_FLIGHT_STATUSES else "running",
-                        location=location).model_dump()
+                        location=location).model_dump(exclude_none=True)
         return Reply(202, body, {"Location": location, "Retry-After": "1"})
 
     def poll(self, caller: Caller, run_id: str) -> Reply:

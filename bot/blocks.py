@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.batch import Tally
 from core.errors import describe
 from core.models import ErrorInfo, Plan, RunRecord, RunReport, StepRun, run_json
 from core.render import key_fields
@@ -69,6 +70,13 @@ TEXT: dict[str, dict[str, str]] = {
     "no_write": {"zh": "DS-204:你没有在该环境执行写操作的权限(allowed_users),请联系维护者。",
                  "en": "DS-204: you may not run writes in this environment (allowed_users); ask a maintainer."},
     "empty": {"zh": "说说需要什么数据,例如:", "en": "Tell me what data you need, for example:"},
+    "confirm_copies": {"zh": "⚠️ 将运行 {n} 份(每份一次独立的运行),确认执行吗?",
+                       "en": "⚠️ This makes {n} copies ({n} runs of their own). Run them?"},
+    "copies_done": {"zh": "{icon} {ok}/{n} 份成功", "en": "{icon} {ok} of {n} copies succeeded"},
+    "copies_running": {"zh": "⏳ 执行中 {what} · {ended}/{n} 份已结束", "en": "⏳ Running {what} · {ended}/{n} copies ended"},
+    "copies_not_ok": {"zh": ",{bad} 份未成功", "en": ", {bad} did not"},
+    "copies_resume": {"zh": "未成功的运行可在控制台或用 `datasmith runs resume <run>` 继续。",
+                      "en": "Runs that did not succeed can be resumed in the console or with `datasmith runs resume <run>`."},
 }
 
 
@@ -213,6 +221,11 @@ def queued(position: int, wait_s: float, lang: str) -> str:
     return f"⏳ Queued for the LLM: position {position}, about {wait_s:.0f} s"
 
 
+def copies_status(tally: Tally, lang: str) -> str:
+    """The assistant panel's one-line status for a batch of copies."""
+    return f"{t('status', lang)} {tally.ended}/{tally.total}"
+
+
 def progress_status(run: RunRecord, lang: str) -> str:
     """The assistant panel's one-line status."""
     k_of_n, tool = step_position(run)
@@ -245,14 +258,18 @@ def chosen(plan: Plan, index: int, user: str, lang: str) -> Message:
 
 
 def confirm(plan: Plan, cid: str, lang: str) -> Message:
+    """A plan waiting on Run / Cancel: writes in a `confirm: true` environment, or many copies."""
     head = f"*{t('confirm', lang)}* · {what(plan)}"
+    if plan.copies > 1:
+        head += f"\n*{t('confirm_copies', lang).format(n=plan.copies)}*"
     lines = [f"{s.step_id}. `{s.tool_name}`" + (" ↷" if s.skipped else "") for s in plan.steps]
     blocks = [section(head), *[section(c) for c in chunk_lines(lines)][:STEP_BLOCK_BUDGET],
               context(plan_summary(plan, lang)),
               {"type": "actions", "block_id": "ds_confirm", "elements": [
                   button(t("run", lang), "ds_confirm_run", cid, "primary"),
                   button(t("cancel", lang), "ds_confirm_cancel", cid, "danger")]}]
-    return Message(f"{t('confirm', lang)}: {plan.rule or plan.tool}", blocks)
+    title = t("confirm_copies", lang).format(n=plan.copies) if plan.copies > 1 else t("confirm", lang)
+    return Message(f"{title}: {plan.rule or plan.tool}", blocks)
 
 
 def cancelled(plan: Plan, user: str, lang: str) -> Message:
@@ -318,9 +335,58 @@ def result(run: RunRecord, lang: str, *, latency_ms: float | None = None, by: st
     return Message(text, blocks[:MAX_BLOCKS], attachment)
 
 
+def copies_progress(tally: Tally, lang: str) -> Message:
+    """A batch of copies under way: how many ended, how many did not succeed."""
+    text = t("copies_running", lang).format(what=what(tally.plan), ended=tally.ended, n=tally.total)
+    if tally.failed:
+        text += t("copies_not_ok", lang).format(bad=tally.failed)
+    return Message(text, [section(text)])
+
+
+def _copy_line(i: int, run: RunRecord) -> str:
+    made = dict.fromkeys(f"{k}=`{esc(_value(v))[:VALUE_MAX]}`" for s in run.steps
+                         for k, v in key_fields(s.output, 6) if k.endswith("_id"))
+    line = f"{i}. {ICONS.get(run.status, '·')} `{run.run_id}`  " + ", ".join(list(made)[:3])
+    if run.error and run.status != "succeeded":
+        line += f"  — {run.error.code}: {esc(run.error.message[:200])}"
+    return line
+
+
+def copies_result(rep: RunReport, lang: str) -> Message:
+    """The answer to a request with copies: one compact line per run (its id, the ids it made, or
+    its error), the count of those that did not succeed; every run in full in a file when long."""
+    runs, plan = rep.runs, rep.plan
+    ok = sum(r.status == "succeeded" for r in runs)
+    icon = "✅" if ok == len(runs) else "◐" if ok else "❌"
+    head = f"*{t('copies_done', lang).format(icon=icon, ok=ok, n=len(runs))}*"
+    if ok < len(runs):
+        head += t("copies_not_ok", lang).format(bad=len(runs) - ok)
+    head += f" · {what(plan)}"
+    chunks = chunk_lines([_copy_line(i, r) for i, r in enumerate(runs, 1)])
+    overflow = len(chunks) > STEP_BLOCK_BUDGET
+    ctx = [f"trace `{rep.trace_id}` · {rep.latency_ms / 1000:.1f} s"]
+    if plan is not None:
+        ctx.append(plan_summary(plan, lang))
+    if ok < len(runs):
+        ctx.append(t("copies_resume", lang))
+    if overflow:
+        chunks = chunks[:STEP_BLOCK_BUDGET - 1] + [f"… {len(runs)} runs in all"]
+        ctx.append(t("file_note", lang))
+    blocks = [section(head), *[section(c) for c in chunks], context(*ctx)]
+    attachment = None
+    if overflow:
+        body = json.dumps([run_json(r) for r in runs], ensure_ascii=False, indent=2, default=str)
+        attachment = (f"runs-{rep.trace_id[:12]}.json", body)
+    text = f"{t('copies_done', lang).format(icon=icon, ok=ok, n=len(runs))}: {what(plan)}"
+    return Message(text[:3000], blocks[:MAX_BLOCKS], attachment)
+
+
 def report(rep: RunReport, lang: str, conversation: str | None = None, *, threaded: bool = True) -> Message:
     """Any report that ends a request: an error, a question (with choice buttons when it offers
-    choices in a `conversation`; `threaded` False in a plain DM, which has no thread), or a run."""
+    choices in a `conversation`; `threaded` False in a plain DM, which has no thread), a run, or
+    the runs of its copies."""
+    if rep.runs:
+        return copies_result(rep, lang)
     if rep.run is not None:
         return result(rep.run, lang, latency_ms=rep.latency_ms)
     if rep.error is not None:

@@ -20,6 +20,7 @@ from bot.config import BotConfig
 from bot.memory import BotMemory
 from bot.slack_io import SLACK_FAILURES, SlackIO, slack_error
 from core.assistant import Assistant
+from core.batch import Tally
 from core.errors import OUTCOME_UNKNOWN, RUN_NOT_FOUND, DatasmithError
 from core.execution import ResumeAction
 from core.models import ErrorInfo, Request, RunRecord, RunReport, StepRun
@@ -51,12 +52,14 @@ class Incoming:
 
 
 class Progress:
-    """Shows a run's progress at most once per interval (chat.update and assistant status are
-    rate-limited); the final answer always wins: no edit can land after `close()`."""
+    """Shows a run's progress (or a batch of copies': how many ended) at most once per interval
+    (chat.update and assistant status are rate-limited); the final answer always wins: no edit
+    can land after `close()`."""
 
-    def __init__(self, show: Callable[[RunRecord], Awaitable[None]], interval_s: float) -> None:
-        self.show, self.interval_s = show, interval_s
-        self._latest: RunRecord | None = None
+    def __init__(self, show: Callable[[RunRecord], Awaitable[None]], interval_s: float,
+                 show_copies: Callable[[Tally], Awaitable[None]] | None = None) -> None:
+        self.show, self.interval_s, self.show_copies = show, interval_s, show_copies
+        self._latest: RunRecord | Tally | None = None
         self._wake = asyncio.Event()
         self._lock = asyncio.Lock()
         self._closed = False
@@ -67,15 +70,33 @@ class Progress:
         async def show(run: RunRecord) -> None:
             if ts is not None:  # no placeholder (Slack refused it): nothing to edit
                 await io.try_update(channel, ts, blocks.progress(run, lang))
-        return cls(show, interval_s)
+
+        async def show_copies(tally: Tally) -> None:
+            if ts is not None:
+                await io.try_update(channel, ts, blocks.copies_progress(tally, lang))
+        return cls(show, interval_s, show_copies)
 
     @classmethod
     def in_status(cls, io: SlackIO, channel: str, thread: str, lang: str, interval_s: float) -> Progress:
-        return cls(lambda run: io.status(channel, thread, blocks.progress_status(run, lang)), interval_s)
+        return cls(lambda run: io.status(channel, thread, blocks.progress_status(run, lang)), interval_s,
+                   lambda tally: io.status(channel, thread, blocks.copies_status(tally, lang)))
 
     def __call__(self, run: RunRecord, step: StepRun) -> None:
+        if isinstance(self._latest, Tally):
+            return  # a batch shows how many copies ended, not one copy's steps
         self._latest = run
         self._wake.set()
+        self._start()
+
+    def copies(self, tally: Tally) -> None:
+        """A batch of copies started, or one of its copies ended."""
+        if self.show_copies is None:
+            return
+        self._latest = tally
+        self._wake.set()
+        self._start()
+
+    def _start(self) -> None:
         if self._task is None and not self._closed:
             self._task = asyncio.get_running_loop().create_task(self._pump())
 
@@ -87,7 +108,11 @@ class Progress:
                 if self._closed or self._latest is None:
                     return
                 try:
-                    await self.show(self._latest)
+                    if isinstance(self._latest, Tally):
+                        assert self.show_copies is not None
+                        await self.show_copies(self._latest)
+                    else:
+                        await self.show(self._latest)
                 except SLACK_FAILURES as exc:  # progress is best effort; the final answer is not
                     log.warning("progress update failed: %s", slack_error(exc))
             await asyncio.sleep(self.interval_s)
@@ -151,7 +176,8 @@ class Conversation:
             task.add_done_callback(notes.discard)
 
         try:
-            report = await self.assistant.handle(request, progress=progress, on_wait=on_wait)
+            report = await self.assistant.handle(request, progress=progress, on_wait=on_wait, on_copy=progress.copies,
+                                                 confirm_copies_above=self.assistant.settings.confirm_copies_above)
         except Exception as exc:  # noqa: BLE001 - a bug must still end the "working" message
             await progress.close()
             await self._show(msg.channel, ts, msg.reply_thread, internal_failure(exc, lang))
@@ -230,7 +256,8 @@ class Conversation:
             await self.io.try_update(channel, message_ts, blocks.starting(conf.plan, user, lang))
             progress = Progress.in_message(self.io, channel, message_ts, lang, self.config.progress_interval_s)
             try:
-                report = await self.assistant.execute(conf.request, conf.plan, confirmed=True, progress=progress)
+                report = await self.assistant.execute(conf.request, conf.plan, confirmed=True, progress=progress,
+                                                      on_copy=progress.copies)
             finally:
                 await progress.close()
             await self.io.deliver(channel, message_ts, conf.thread, blocks.report(report, lang))

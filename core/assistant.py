@@ -7,38 +7,40 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
+from core.batch import CopyProgress, representative, run_copies
 from core.contracts import check_plan, split_secrets
-from core.embedders import make_embedder
 from core.errors import (
     EMPTY_REQUEST,
     FORBIDDEN,
     REQUEST_TOO_LONG,
+    TOO_MANY_COPIES,
     UNREADABLE_REQUEST,
     DatasmithError,
     InputError,
+    LimitError,
 )
 from core.execution import Executor, Progress, ResumeAction, RetryPolicy, error_info
 from core.knowledge import Knowledge, load_knowledge
 from core.llm.limiter import LeakyBucket, OnWait
-from core.models import LLMUsage, Plan, Request, RetrievalHit, RunReport, StepRef, utcnow
+from core.models import LLMUsage, Plan, Request, RetrievalHit, RunRecord, RunReport, StepRef, utcnow
 from core.plan_cache import PlanCache
 from core.planning import Planner, RulePlanner
 from core.planning.text import normalize
-from core.retrieval import KnowledgeIndex
 from core.runstore import RequestRecord, RunStore
 from core.services import LocalServices
 from core.settings import Settings
 from core.sqlite_open import private
-from core.tools import ToolRegistry
 
 if TYPE_CHECKING:
     from core.planning.llm_planner import LLMPlanner
+    from core.retrieval import KnowledgeIndex  # LanceDB: imported when an index is opened
 
 log = logging.getLogger("datasmith")
 
@@ -52,9 +54,12 @@ class Assistant:
         self.knowledge = knowledge
         settings.home.mkdir(parents=True, exist_ok=True, mode=0o700)
         private(settings.home, 0o700)  # runs, requests, cache and logs are the users' data
-        self.index = index
-        self.rules = RulePlanner(knowledge, default_environment=settings.env)
-        self.planner: Planner = planner or self.rules
+        self._index = index
+        self._open_index: Callable[[], KnowledgeIndex] | None = None  # a lazy index: opened on first use
+        self._index_lock = threading.Lock()
+        self._rules: RulePlanner | None = None  # built on first use: a plan the cache answers needs none
+        self._rules_lock = threading.Lock()
+        self._planner = planner
         self.llm = self._llm_planner(settings)
         self.cache = PlanCache(settings.cache_dir, settings.cache_ttl_s, settings.cache_failure_ttl_s)
         self.store = store or RunStore(settings.runstore)
@@ -67,13 +72,50 @@ class Assistant:
             log.warning("run %s was in flight when the last process stopped: marked interrupted", run_id)
 
     @classmethod
-    def from_settings(cls, settings: Settings, *, with_index: bool = True) -> Assistant:
+    def from_settings(cls, settings: Settings, *, with_index: bool = True, lazy_index: bool = False) -> Assistant:
+        """The assistant over the configured knowledge; its index built (or refreshed) now, or with
+        `lazy_index` on first use (the CLI: a plan the cache answers never loads LanceDB)."""
         knowledge = load_knowledge(settings.knowledge, settings.code_policy)
-        index = None
-        if with_index:
+
+        def open_index() -> KnowledgeIndex:
+            from core.embedders import make_embedder
+            from core.retrieval import KnowledgeIndex
+
             index = KnowledgeIndex(settings.index_dir, make_embedder(settings.embedder))
             index.refresh(knowledge)
-        return cls(settings, knowledge, index=index)
+            return index
+
+        assistant = cls(settings, knowledge, index=open_index() if with_index and not lazy_index else None)
+        if with_index and lazy_index:
+            assistant._open_index = open_index
+        return assistant
+
+    @property
+    def rules(self) -> RulePlanner:
+        """The rule planner over this knowledge (its vocabulary is built the first time)."""
+        if self._rules is None:
+            with self._rules_lock:
+                if self._rules is None:
+                    self._rules = RulePlanner(self.knowledge, default_environment=self.settings.env)
+        return self._rules
+
+    @property
+    def planner(self) -> Planner:
+        return self._planner or self.rules
+
+    @property
+    def index(self) -> KnowledgeIndex | None:
+        """The knowledge index (None without one), opened here the first time when it is lazy."""
+        if self._index is None and self._open_index is not None:
+            with self._index_lock:  # planning threads may ask at once
+                if self._index is None and self._open_index is not None:
+                    self._index = self._open_index()
+                    self._open_index = None
+        return self._index
+
+    @index.setter
+    def index(self, value: KnowledgeIndex | None) -> None:
+        self._index, self._open_index = value, None
 
     def _llm_planner(self, settings: Settings) -> LLMPlanner | None:
         if not settings.llm_model or settings.planner == "rules":
@@ -157,8 +199,17 @@ class Assistant:
                 return True
         return False
 
+    def check_copies(self, plan: Plan) -> None:
+        """A request may ask for at most `max_copies` copies (DS-403)."""
+        limit = self.settings.max_copies
+        if plan.copies > limit:
+            raise LimitError(f"{plan.copies} copies asked for; at most {limit} may be made at once: ask for fewer, "
+                             "or split the request", message_zh=f"请求了 {plan.copies} 份,单次最多 {limit} 份:请减少份数或分几次请求",
+                             code=TOO_MANY_COPIES)
+
     def gate(self, plan: Plan, request: Request) -> None:
         """Contracts and permissions, before anything runs."""
+        self.check_copies(plan)
         check_plan(self.knowledge.tools, plan, " ".join(plan.conversation or [request.text]))
         self._check_scope(plan, request, self.knowledge.tools)
         if not self.may_write(plan, request.user):
@@ -205,9 +256,12 @@ class Assistant:
 
     async def handle(self, request: Request, *, execute: bool = True, confirmed: bool = False,
                      progress: Progress | None = None, on_wait: OnWait | None = None,
-                     run_id: str | None = None) -> RunReport:
+                     run_id: str | None = None, on_copy: CopyProgress | None = None,
+                     confirm_copies_above: int | None = None) -> RunReport:
         """Plan a request and, when asked, run it. Never raises for expected failures: the report
-        carries an error with a code and the trace_id."""
+        carries an error with a code and the trace_id. A plan with copies runs each copy as a run
+        of its own (`run_id` names a single run only); `confirm_copies_above` (the bot) makes a
+        larger batch wait for a confirmation as a `confirm: true` environment does."""
         trace_id = uuid.uuid4().hex
         start = time.perf_counter()
         try:
@@ -216,9 +270,16 @@ class Assistant:
             log.info("trace %s: %s", trace_id, exc)
             return self._record(self._report(request, trace_id, start, error=exc))
         if plan.status != "planned" or not execute:
-            return self._record(self._report(request, trace_id, start, plan=plan), cache, usage)
+            error = None
+            if plan.status == "planned":
+                try:
+                    self.check_copies(plan)
+                except LimitError as exc:
+                    error = exc
+            return self._record(self._report(request, trace_id, start, plan=plan, error=error), cache, usage)
         report = await self.execute(request, plan, confirmed=confirmed, progress=progress, trace_id=trace_id,
-                                    start=start, run_id=run_id)
+                                    start=start, run_id=run_id, on_copy=on_copy,
+                                    confirm_copies_above=confirm_copies_above)
         return self._record(report, cache, usage)
 
     def _record(self, report: RunReport, cache: str | None = None, usage: LLMUsage | None = None) -> RunReport:
@@ -246,24 +307,48 @@ class Assistant:
 
     async def execute(self, request: Request, plan: Plan, *, confirmed: bool = False,
                       progress: Progress | None = None, trace_id: str | None = None,
-                      start: float | None = None, run_id: str | None = None) -> RunReport:
-        """Gate and run a plan already made (e.g. the one a user confirmed, exactly as shown)."""
+                      start: float | None = None, run_id: str | None = None, on_copy: CopyProgress | None = None,
+                      confirm_copies_above: int | None = None) -> RunReport:
+        """Gate and run a plan already made (e.g. the one a user confirmed, exactly as shown); a
+        plan with copies runs them, at most `copies_parallel` at once, and answers every run."""
         trace_id = trace_id or uuid.uuid4().hex
         start = time.perf_counter() if start is None else start
         try:
             self.gate(plan, request)
-            if self.needs_confirmation(plan) and not confirmed:
-                plan.question = (f"环境 {plan.environment} 需要确认后才会执行写操作。确认执行吗?"
-                                 f" / Environment {plan.environment} needs a confirmation before writes. Run it?")
+            if not confirmed and (question := self._confirmation(plan, confirm_copies_above)):
+                plan.question = question
                 return self._report(request, trace_id, start, plan=plan)
             self.services.ensure(plan.pack)
+            from core.tools import ToolRegistry  # httpx and the bindings: only what runs loads them
+
             async with ToolRegistry(self.knowledge, self.settings.pack_environ) as tools:
+                if plan.copies > 1:
+                    async def run_one(copy: Plan, copy_run_id: str) -> RunRecord:
+                        executor = Executor(self.knowledge, tools, self.store, self.policy, progress)
+                        return await executor.run(request, copy, trace_id=trace_id, run_id=copy_run_id)
+
+                    runs = await run_copies(plan, self.settings.copies_parallel, run_one, on_copy)
+                    return self._report(request, trace_id, start, plan=plan, run=representative(runs), runs=runs)
                 executor = Executor(self.knowledge, tools, self.store, self.policy, progress)
                 run = await executor.run(request, plan, trace_id=trace_id, run_id=run_id)
             return self._report(request, trace_id, start, plan=plan, run=run)
         except DatasmithError as exc:
             log.info("trace %s: %s", trace_id, exc)
             return self._report(request, trace_id, start, plan=plan, error=exc)
+
+    def _confirmation(self, plan: Plan, copies_above: int | None) -> str | None:
+        """The question a plan waits on before it runs: writes in a `confirm: true` environment,
+        or (where the surface asks for it) more copies than `copies_above`."""
+        many = copies_above is not None and plan.copies > copies_above
+        if not self.needs_confirmation(plan) and not many:
+            return None
+        n = plan.copies
+        zh = (f"环境 {plan.environment} 需要确认后才会执行写操作。" if self.needs_confirmation(plan) else "") + \
+            (f"将运行 {n} 份(每份一次独立的运行)。" if n > 1 else "") + "确认执行吗?"
+        en = (f"Environment {plan.environment} needs a confirmation before writes. " if self.needs_confirmation(plan)
+              else "") + (f"This makes {n} copies ({n} runs of their own). " if n > 1 else "") + \
+            ("Run them?" if n > 1 else "Run it?")
+        return f"{zh} / {en}"
 
     async def resume(self, run_id: str, action: ResumeAction, *, by: str | None = None,
                      progress: Progress | None = None, force: bool = False) -> RunReport:
@@ -277,6 +362,8 @@ class Assistant:
                                  message_zh=f"你没有在 {previous.plan.environment} 环境执行写操作的权限",
                                  code=FORBIDDEN)
             self.services.ensure(previous.plan.pack)
+            from core.tools import ToolRegistry
+
             async with ToolRegistry(self.knowledge, self.settings.pack_environ) as tools:
                 executor = Executor(self.knowledge, tools, self.store, self.policy, progress)
                 run = await executor.resume(run_id, action, by=by, force=force)
@@ -286,7 +373,7 @@ class Assistant:
 
     @staticmethod
     def _report(request: Request, trace_id: str, start: float, *, plan: Plan | None = None, run: Any = None,
-                error: DatasmithError | None = None) -> RunReport:
+                error: DatasmithError | None = None, runs: list[RunRecord] | None = None) -> RunReport:
         info = error_info(error, trace_id) if error else (run.error if run is not None else None)
         return RunReport(request=request, plan=plan, run=run, error=info, trace_id=trace_id,
-                         latency_ms=(time.perf_counter() - start) * 1000)
+                         latency_ms=(time.perf_counter() - start) * 1000, runs=runs or [])

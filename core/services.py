@@ -21,18 +21,19 @@ import uuid
 from collections.abc import Mapping
 from pathlib import Path
 
-import httpx
-
 from core.code_policy import check_command
 from core.errors import BindingError, CodeNotAllowed
 from core.knowledge import Knowledge, expand_env
-from core.tools.tls import tls_context
 
 # Ours exited (e.g. its port was taken): how long to wait for a rival's start to answer health
 RIVAL_GRACE_S = 5.0
 
 
 def healthy(url: str, timeout_s: float = 0.5) -> bool:
+    import httpx  # only a command that runs tools checks a service: planning loads no HTTP client
+
+    from core.tools.tls import tls_context
+
     try:
         return httpx.get(url, timeout=timeout_s, verify=tls_context()).status_code < 500
     except httpx.HTTPError:

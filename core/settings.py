@@ -71,6 +71,11 @@ class Settings(BaseSettings):
     llm_peak_concurrency: int = 10
     llm_requests_per_minute: float = 60.0
     llm_max_wait_s: float = 10.0  # a call that would queue longer fails fast with DS-401
+    # Copies ("造20笔已支付订单"): how many copies of one plan run at once, the most one request may
+    # ask for (more is refused with DS-403), and above how many the bot asks for a confirmation first.
+    copies_parallel: int = Field(4, ge=1)
+    max_copies: int = Field(100, ge=1)
+    confirm_copies_above: int = Field(5, ge=1)
     # Values an unfinished run keeps for its resume (PII arguments, raw outputs) are forgotten after this.
     pii_retention_days: float = 7.0
     # A pack's local service stops this long after its last user (core/services.py).

@@ -104,6 +104,9 @@ if may_run and go.button("Execute", key="pg_exec", type="primary", width="stretc
     a.store.audit(access.viewer().actor, "console", "playground.execute", plan.rule or plan.tool,
                   {"run_id": report.run.run_id if report.run else None, "environment": plan.environment})
     ss.pg_run = report.run
+    if report.runs:  # copies: the first that did not succeed (else the first) is shown below
+        ok = sum(r.status == "succeeded" for r in report.runs)
+        st.info(f"{len(report.runs)} copies ran ({ok} succeeded): " + ", ".join(r.run_id for r in report.runs))
     if report.error and report.run is None:
         st.error(f"{report.error.code}: {report.error.message} (trace {report.trace_id})")
 

@@ -73,10 +73,15 @@ again, replay = st.columns(2)
 if again.button("Re-run (plan the same request again)", key="rn_rerun", width="stretch"):
     req = Request(text=detail.request.text, environment=detail.plan.environment, user=actor, surface="console")
     report = run(a.handle(req, confirmed=True))
-    a.store.audit(actor, "console", "run.rerun", detail.run_id, {"new_run": report.run.run_id if report.run else None})
-    st.success(f"New run {report.run.run_id}: {report.run.status}" if report.run else
-               f"{report.plan.status if report.plan else report.error.code}: "
-               f"{(report.plan.question if report.plan else report.error.message) or ''}")
+    a.store.audit(actor, "console", "run.rerun", detail.run_id, {"new_run": report.run.run_id if report.run else None,
+                                                                 "new_runs": [r.run_id for r in report.runs]})
+    if report.runs:  # the request asked for copies: one run each
+        ok = sum(r.status == "succeeded" for r in report.runs)
+        st.success(f"{len(report.runs)} new runs ({ok} succeeded): " + ", ".join(r.run_id for r in report.runs))
+    else:
+        st.success(f"New run {report.run.run_id}: {report.run.status}" if report.run else
+                   f"{report.plan.status if report.plan else report.error.code}: "
+                   f"{(report.plan.question if report.plan else report.error.message) or ''}")
 if replay.button("Replay (the same plan, as stored)", key="rn_replay", width="stretch"):
     if any(v == REDACTED for step in detail.plan.steps for v in step.arguments.values()):
         st.warning("This plan held PII arguments; they were redacted when stored. Use Re-run instead.")

@@ -16,7 +16,7 @@ from typing import Any
 from core.knowledge import Knowledge
 from core.models import Request, RetrievalHit, RuleSpec, ToolSpec
 
-PROMPT_VERSION = "plan.v1"
+PROMPT_VERSION = "plan.v2"  # v2: the plan may carry `copies`
 TEMPLATES = Path(__file__).parent / "templates"
 MAX_TOOLS = 40
 MAX_RULES = 8

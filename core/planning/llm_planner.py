@@ -24,6 +24,7 @@ from core.llm.client import LLMClient, Usage
 from core.llm.limiter import OnWait
 from core.llm.prompts import plan_messages, repair_message
 from core.models import Plan, PlanStep, Request, RetrievalHit, StepRef, readable_deep
+from core.planning.copies import Writes, counts_copies, stated
 from core.planning.grounding import Dropped, Grounding
 from core.planning.lexicon import intent
 from core.planning.questions import language_of, missing_question
@@ -48,6 +49,7 @@ LLM_PLAN_SCHEMA: dict[str, Any] = {
                            "arguments": {"type": "object"}}}},
         "missing": {"type": "array", "items": {"type": "string"}},
         "question": {"type": ["string", "null"]},
+        "copies": {"type": "integer", "minimum": 1},
     },
 }
 _VALIDATOR = Draft202012Validator(LLM_PLAN_SCHEMA)
@@ -73,6 +75,8 @@ class LLMPlanner:
                 usage.add(reply.usage)
                 plan, problems = parse_plan(reply.content, self.kn, request, self.fallback)
                 if plan is not None:  # `problems` is then how the plan was taken from the answer
+                    if rule_plan is not None:
+                        keep_rule_count(plan, rule_plan, self.kn)
                     apart = ["reasoning returned apart from the answer was set aside"] if reply.reasoning_chars else []
                     plan.notes.insert(0, "; ".join([f"LLM answer asked as {reply.mode}", *apart, *problems]))
                     if trimmed:
@@ -151,6 +155,7 @@ def _build(data: dict[str, Any], kn: Knowledge, request: Request,
         _ask_for_dropped(plan, dropped, kn, request)
     plan.known = {**(request.previous.known if request.previous else {}),
                   **{k: v for s in steps for k, v in s.arguments.items() if not isinstance(v, StepRef)}}
+    plan.copies = grounded_copies(int(data.get("copies") or 1), plan, kn, request)
     if plan.status == "planned" and (why := _unasked_write(plan, kn, request)):
         return plan, [why]
     if plan.status == "planned":
@@ -159,6 +164,37 @@ def _build(data: dict[str, Any], kn: Knowledge, request: Request,
         except ContractError as exc:
             return plan, [exc.message]
     return plan, []
+
+
+def _writes(kn: Knowledge) -> Writes:
+    def writes(kind: str, name: str) -> bool:
+        if kind == "tool":
+            return name in kn.tools and kn.tools[name].side_effects
+        return name in kn.rules and any(kn.tools[s.tool_name].side_effects for s in kn.rules[name].dag_definition)
+    return writes
+
+
+def grounded_copies(copies: int, plan: Plan, kn: Knowledge, request: Request) -> int:
+    """The model's `copies` only when the request (or the question it answers) states that count
+    and the plan writes; otherwise 1, and a note says why."""
+    if copies <= 1:
+        return 1
+    earlier = request.previous.copies if request.previous else 1
+    if not (stated(copies, request.text) or copies == earlier):
+        plan.notes.append(f"copies={copies} dropped: the request states no such count")
+        return 1
+    if not counts_copies(plan, _writes(kn)):
+        plan.notes.append(f"copies={copies} ignored: the plan only reads")
+        return 1
+    return copies
+
+
+def keep_rule_count(plan: Plan, rule_plan: Plan, kn: Knowledge) -> None:
+    """A count the rule planner read in the request ("20笔") holds for the model's plan of the same
+    rule or tool when the model left `copies` out."""
+    same = (plan.rule or plan.tool) == (rule_plan.rule or rule_plan.tool)
+    if plan.copies == 1 and rule_plan.copies > 1 and same and counts_copies(plan, _writes(kn)):
+        plan.copies = rule_plan.copies
 
 
 def _unasked_write(plan: Plan, kn: Knowledge, request: Request) -> str | None:

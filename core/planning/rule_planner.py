@@ -20,6 +20,14 @@ from core.expressions import condition_holds, reads_steps
 from core.knowledge import Knowledge
 from core.models import Plan, PlanChoice, PlanStep, Request, RetrievalHit, RuleSpec, StepId, StepRef, ToolSpec
 from core.planning.choice import Candidate, Decision, decide, score
+from core.planning.copies import (
+    CountReading,
+    counts_copies,
+    inherit_copies,
+    names_a_parameter,
+    read_count,
+    with_copies,
+)
 from core.planning.extraction import Assignment, Extractor, Found, Slot, rule_slots, tool_slots
 from core.planning.lexicon import destructive, intent, is_question
 from core.planning.names import person_names, takes_person
@@ -66,6 +74,35 @@ class RulePlanner:
     # ------------------------------------------------------------------ entry point
 
     def plan(self, request: Request, hits: Sequence[RetrievalHit] | None = None) -> Plan:
+        """The plan for a request; a count of copies it states ("造20笔…") is planned as one and
+        kept on the plan as `copies` when that plan writes and takes the number as no value."""
+        reading = read_count(normalize(request.text))
+        if reading is None:
+            return inherit_copies(self._plan(request, hits), request.previous, self._writes)
+        plan = self._plan(request.model_copy(update={"text": reading.text}), hits)
+        if counts_copies(plan, self._writes) and not self._takes_number(plan, request, reading):
+            return with_copies(plan, reading)
+        return inherit_copies(self._plan(request, hits), request.previous, self._writes)  # the number as said
+
+    def _writes(self, kind: str, name: str) -> bool:
+        return self.writes.get(candidate_key(kind, name), False)
+
+    def _takes_number(self, plan: Plan, request: Request, reading: CountReading) -> bool:
+        """Whether the planned rule or tool reads the count's number as one of its values (a
+        pattern or an example of the pack teaches it, or the count's own words name a parameter:
+        "3 copies" where a tool takes `copies`): then it is that value, not a count."""
+        name = plan.rule or plan.tool
+        if name is None:
+            return False
+        params = {p.name.lower() for s in plan.steps for p in self.kn.tools[s.tool_name].parameters}
+        if names_a_parameter(reading, params):
+            return True
+        bare = self._without_environment(normalize(request.text))
+        key = candidate_key("rule" if plan.rule else "tool", name)
+        assignment = self.extractor.assign(bare, self.voc.spans(bare, self.today()), self.slots[key])
+        return any(f.start < reading.end and reading.start < f.end for f in assignment.values.values())
+
+    def _plan(self, request: Request, hits: Sequence[RetrievalHit] | None = None) -> Plan:
         text = normalize(request.text)
         prev = request.previous if request.previous and request.previous.status == "needs_input" else None
         lang = (prev.language if prev and prev.language else None) or language_of(text)

@@ -6,14 +6,13 @@ import argparse
 import asyncio
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from core.isolation import isolated
-from core.knowledge import Knowledge, load_knowledge
-from core.settings import Settings
-from core.stories.export import export_run
-from core.stories.loader import load_stories
-from core.stories.models import Story
-from core.stories.runner import StoryResult, StoryRunner
+if TYPE_CHECKING:  # what the commands run is imported when they run: `datasmith --help` stays fast
+    from core.knowledge import Knowledge
+    from core.settings import Settings
+    from core.stories.models import Story
+    from core.stories.runner import StoryResult
 
 
 def add_parser(sub: argparse._SubParsersAction, common: object) -> None:  # type: ignore[type-arg]
@@ -43,9 +42,14 @@ def print_result(r: StoryResult) -> None:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
+    from core.isolation import isolated
+    from core.knowledge import load_knowledge
+    from core.stories.loader import load_stories
+
     knowledge = load_knowledge(settings.knowledge, settings.code_policy)
     if args.stories_command == "export":
         from core.assistant import Assistant
+        from core.stories.export import export_run
 
         assistant = Assistant(settings, knowledge)
         try:
@@ -67,6 +71,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 
 def _play(args: argparse.Namespace, settings: Settings, knowledge: Knowledge, stories: dict[str, Story],
           chosen: list[Story]) -> int:
+    from core.stories.runner import StoryRunner
+
     assistant = None
     if args.stories_command == "record":  # replay never plans: no index, no embedder, no LLM client
         from core.assistant import Assistant

@@ -76,6 +76,30 @@ def test_ask_exits_4_when_its_run_pauses(tmp_path: Path, sandbox: BackgroundServ
     assert json.loads(out.stdout)["run"]["status"] == "paused"
 
 
+def test_runs_resume_exits_as_ask_does(tmp_path: Path, sandbox: BackgroundServer, fault: None) -> None:
+    httpx.post(f"{sandbox.url}/_faults", json={"path": r"/pay$", "status": 503, "times": 2})
+    paused = datasmith("ask", "--knowledge", str(SHOP), "--json", PAID, home=tmp_path, sandbox=sandbox,
+                       env={"DATASMITH_MAX_ATTEMPTS": "2"})
+    run_id = json.loads(paused.stdout)["run"]["run_id"]
+    assert paused.returncode == 4
+    done = datasmith("runs", "resume", run_id, "--action", "retry", "--json", "--knowledge", str(SHOP),
+                     home=tmp_path, sandbox=sandbox)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["run"]["status"] == "succeeded"
+    again = datasmith("runs", "resume", run_id, "--action", "retry", "--knowledge", str(SHOP), home=tmp_path,
+                      sandbox=sandbox)
+    assert again.returncode == 6 and "DS-105" in again.stderr  # refused before anything ran, as ask's 6
+    missing = datasmith("runs", "resume", "nope", "--action", "abort", "--knowledge", str(SHOP), home=tmp_path)
+    assert missing.returncode == 1 and "DS-104" in missing.stderr
+
+    httpx.post(f"{sandbox.url}/_faults", json={"path": r"/pay$", "status": 503, "times": 2})
+    paused = datasmith("ask", "--knowledge", str(SHOP), "--json", PAID, home=tmp_path, sandbox=sandbox,
+                       env={"DATASMITH_MAX_ATTEMPTS": "2"})
+    aborted = datasmith("runs", "resume", json.loads(paused.stdout)["run"]["run_id"], "--action", "abort",
+                        "--knowledge", str(SHOP), home=tmp_path, sandbox=sandbox)
+    assert aborted.returncode == 3 and "aborted" in aborted.stdout  # ended without its data, as a failed ask
+
+
 def test_ask_exits_0_for_success_and_for_plan_outcomes(tmp_path: Path, sandbox: BackgroundServer) -> None:
     ok = datasmith("ask", "--knowledge", str(SHOP), "--json", PAID, home=tmp_path, sandbox=sandbox)
     assert ok.returncode == 0 and json.loads(ok.stdout)["run"]["status"] == "succeeded"
@@ -100,3 +124,30 @@ def test_a_usage_error_exits_2_as_the_readme_says(tmp_path: Path) -> None:
     assert out.returncode == 2 and "usage:" in out.stderr and out.stdout == ""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "2 for a usage error" in readme
+
+
+HEAVY = ("lancedb", "litellm", "fastapi", "streamlit", "torch", "sentence_transformers", "httpx")
+LOADED = ("import json, sys\nfrom core.cli import main\ntry:\n    code = main(sys.argv[1:])\nexcept SystemExit as e:\n"
+          "    code = e.code\nheavy = [m for m in " + repr(HEAVY) + " if m in sys.modules]\n"
+          "print(json.dumps({'code': code, 'heavy': heavy}), file=sys.stderr)\n")
+
+
+def loaded(*args: str, home: Path, sandbox: BackgroundServer | None = None) -> dict[str, object]:
+    """Run the CLI in a fresh interpreter; which heavy libraries the command loaded."""
+    environ = {**os.environ, "DATASMITH_HOME": str(home)}
+    if sandbox is not None:
+        environ["SHOP_SANDBOX_PORT"] = str(sandbox.port)
+    out = subprocess.run([sys.executable, "-c", LOADED, *args], capture_output=True, text=True, env=environ,
+                         cwd=ROOT, timeout=180)
+    return json.loads(out.stderr.strip().splitlines()[-1])
+
+
+def test_commands_that_only_read_or_plan_load_only_what_they_use(tmp_path: Path, sandbox: BackgroundServer) -> None:
+    assert loaded("--help", home=tmp_path) == {"code": 0, "heavy": []}
+    assert loaded("runs", "list", home=tmp_path) == {"code": 0, "heavy": []}  # the RunStore alone
+    first = loaded("plan", "--knowledge", str(SHOP), PAID, home=tmp_path)
+    assert first["code"] == 0 and "lancedb" in first["heavy"] and "httpx" not in first["heavy"]  # retrieval, no tools
+    again = loaded("plan", "--knowledge", str(SHOP), PAID, home=tmp_path)
+    assert again == {"code": 0, "heavy": []}  # the plan cache answered: no index opened
+    asked = loaded("ask", "--knowledge", str(SHOP), PAID, home=tmp_path, sandbox=sandbox)
+    assert asked["code"] == 0 and "httpx" in asked["heavy"] and "lancedb" not in asked["heavy"]
