@@ -52,6 +52,13 @@ def test_a_count_without_the_item_asks_for_it_and_the_answer_keeps_the_count(pla
     assert answered.steps[0].arguments["item_id"] == "123456"
 
 
+@pytest.mark.parametrize("text", ["cancel 5 orders for item 123456", "取消5笔订单O100000001", "删除3笔订单",
+                                  "void 4 orders of item 123456"])
+def test_a_count_on_an_undoing_verb_never_repeats_the_undoing(planner: RulePlanner, text: str) -> None:
+    # five copies of "cancel O1" would cancel the same thing five times: planned as said instead
+    assert planner.plan(Request(text=text)).copies == 1
+
+
 def test_an_english_count_of_refunded_orders(planner: RulePlanner) -> None:
     plan = planner.plan(Request(text="create 5 refunded orders for item 123456"))
     assert (plan.status, plan.copies) == ("planned", 5)
