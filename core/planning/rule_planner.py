@@ -21,7 +21,8 @@ from core.knowledge import Knowledge
 from core.models import Plan, PlanChoice, PlanStep, Request, RetrievalHit, RuleSpec, StepId, StepRef, ToolSpec
 from core.planning.choice import Candidate, Decision, decide, score
 from core.planning.extraction import Assignment, Extractor, Found, Slot, rule_slots, tool_slots
-from core.planning.lexicon import destructive, intent, is_question
+from core.planning.idioms import plain
+from core.planning.lexicon import destructive, intent, is_question, stem
 from core.planning.names import person_names, takes_person
 from core.planning.questions import choice_question, language_of, missing_question, no_match_question
 from core.planning.spans import Span
@@ -107,7 +108,7 @@ class RulePlanner:
         units = [(s.start, s.end) for s in spans] + enum_units + names
         masked = self._without_remarks(_mask(text, [_value_part(s) for s in spans]), units)
         alien = self.voc.lexicon.alien(self.voc.lexicon.request_tokens(_mask(masked, units)))
-        destroys = destructive(text)
+        destroys = destructive(self._plain(text))
         asks = is_question(text)
         stated = {r for r in self.kn.rules if self.voc.state_hits(text, r)}  # rules whose state the text names
         stems = self.voc.lexicon.stems(masked)
@@ -127,8 +128,8 @@ class RulePlanner:
             c.unreached = float(bool(stated) and name not in stated)
             c.verbatim = max(0.0, (c.lex - 0.75) / 0.25)
             # What the request wants, read without the words this candidate takes as values ("open" as a status)
-            c.intent = float(intent(_mask(text, [(f.start, f.end) for f in assignment.values.values()
-                                                  if f.how == "enum"])) * (1 if c.writes else -1))
+            c.intent = float(intent(self._plain(_mask(text, [(f.start, f.end) for f in assignment.values.values()
+                                                              if f.how == "enum"]))) * (1 if c.writes else -1))
             c.destroys = [w for w in destroys if not self.voc.lexicon.knows(key, w)]
             c.asks = asks
             c.rank = rank.get(key, 0.0)
@@ -155,6 +156,10 @@ class RulePlanner:
             for position, c in enumerate(sorted(out, key=lambda c: -(c.cov + c.core + c.lex))):
                 c.rank = 1 / (1 + position)
         return out
+
+    def _plain(self, text: str) -> str:
+        """The text with its idioms in the plain words the knowledge knows ("kick X out" -> "remove X")."""
+        return plain(text, self.voc.lexicon.known, stem=stem)
 
     def _excess(self, candidates: list[Candidate]) -> None:
         """A recipe that no trigger or state asked for, whose own steps include a tool explaining the
@@ -201,9 +206,9 @@ class RulePlanner:
         clauses = [(m.start(), m.end()) for m in re.finditer(r"[^,，。;；!！?？\n]+", text)]
         if len(clauses) < 2:
             return text
-        known = self.voc.lexicon.known
+        lexicon = self.voc.lexicon
         remarks = [(s, e) for s, e in clauses if not any(us < e and s < ue for us, ue in units)
-                   and not any(t in known for t in self.voc.lexicon.request_tokens(text[s:e]))]
+                   and not any(lexicon.has(t) for t in lexicon.request_tokens(text[s:e]))]
         return _mask(text, remarks) if len(remarks) < len(clauses) else text
 
     def _value_units(self, text: str, spans: list[Span]) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:

@@ -1,0 +1,111 @@
+"""Everyday idioms and polite requests on a pack that never uses them (core/planning/idioms.py).
+
+The pack below says "add", "remove", "approve" and "status"; people say "pop ... into", "kick ...
+out of", "sign off", "any update on", "踢出". An idiom is read as the plain words it may mean
+that the knowledge knows — and never lets a write through that the knowledge does not know.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from core.knowledge import Knowledge, load_knowledge
+from core.models import Request
+from core.planning import RulePlanner
+from core.planning.idioms import idiom_hits, plain
+from core.planning.lexicon import is_question
+from tests.conftest import write_pack
+
+TEAMS = {
+    "pack.yaml": """
+        name: teams
+        description: 团队与权限申请的测试数据 (team membership and access requests)
+        environments: {default: dev, dev: {aliases: [开发环境]}}
+    """,
+    "tools/members.yaml": """
+        - tool_name: add_member
+          description: Add a user to a team. 把用户加入团队。
+          parameters:
+            - {name: user_id, type: string, required: true, description: user id, patterns: ['(?<![A-Za-z0-9])(U\\d{4})(?![0-9])']}
+            - {name: team, type: string, required: true, description: team slug, patterns: ['(?<![A-Za-z0-9])(team-[a-z]+)']}
+          examples:
+            - {user_query: add U1001 to team-data, extracted_params: {user_id: U1001, team: team-data}}
+            - {user_query: 把U1002加入team-web, extracted_params: {user_id: U1002, team: team-web}}
+          call: {http: {method: POST, path: /members}}
+        - tool_name: remove_member
+          description: Remove a user from a team. 把用户移除出团队。
+          parameters:
+            - {name: user_id, type: string, required: true, description: user id, patterns: ['(?<![A-Za-z0-9])(U\\d{4})(?![0-9])']}
+            - {name: team, type: string, required: true, description: team slug, patterns: ['(?<![A-Za-z0-9])(team-[a-z]+)']}
+          examples:
+            - {user_query: remove U1001 from team-data, extracted_params: {user_id: U1001, team: team-data}}
+            - {user_query: 把U1002移除team-web, extracted_params: {user_id: U1002, team: team-web}}
+          call: {http: {method: DELETE, path: /members}}
+    """,
+    "tools/requests.yaml": """
+        - tool_name: approve_request
+          description: Approve an access request.
+          parameters:
+            - {name: request_id, type: string, required: true, description: access request id, patterns: ['\\b(AR-\\d{4})\\b']}
+          examples:
+            - {user_query: approve AR-1001, extracted_params: {request_id: AR-1001}}
+          call: {http: {method: POST, path: /approvals}}
+        - tool_name: get_request
+          description: The status of an access request.
+          parameters:
+            - {name: request_id, type: string, required: true, description: access request id, patterns: ['\\b(AR-\\d{4})\\b']}
+          examples:
+            - {user_query: status of AR-1001, extracted_params: {request_id: AR-1001}}
+          side_effects: false
+          call: {http: {method: GET, path: /requests}}
+    """,
+}
+
+
+@pytest.fixture(scope="module")
+def teams(tmp_path_factory: pytest.TempPathFactory) -> Knowledge:
+    return load_knowledge([write_pack(tmp_path_factory.mktemp("k") / "teams", TEAMS)])
+
+
+@pytest.fixture(scope="module")
+def planner(teams: Knowledge) -> RulePlanner:
+    return RulePlanner(teams, today=lambda: date(2026, 11, 23))
+
+
+def test_an_idiom_is_found_around_its_object() -> None:
+    hits = idiom_hits("kick U1001 out of team-data")
+    assert [(h.means[0], h.parts) for h in hits] == [("remove", ((0, 4), (11, 14)))]
+    assert plain("sign off AR-1001").split() == ["approve", "AR-1001"]
+    assert plain("any update on AR-1001?").split() == ["status", "AR-1001?"]
+    assert plain("把U1001踢出team-data") == "把U1001移除team-data"
+
+
+@pytest.mark.parametrize(("text", "tool", "args"), [
+    ("kick U1001 out of team-data", "remove_member", {"user_id": "U1001", "team": "team-data"}),
+    ("pop U1001 into team-web", "add_member", {"user_id": "U1001", "team": "team-web"}),
+    ("把U1001踢出team-data", "remove_member", {"user_id": "U1001", "team": "team-data"}),
+    ("sign off AR-1001", "approve_request", {"request_id": "AR-1001"}),
+    ("any update on AR-1001?", "get_request", {"request_id": "AR-1001"}),
+])
+def test_an_idiom_is_read_as_the_plain_words_the_pack_uses(planner: RulePlanner, text: str, tool: str,
+                                                           args: dict[str, str]) -> None:
+    p = planner.plan(Request(text=text))
+    assert (p.status, [s.tool_name for s in p.steps]) == ("planned", [tool])
+    assert p.steps[0].arguments == args
+
+
+def test_an_idiom_for_a_change_the_pack_does_not_know_is_never_another_write(planner: RulePlanner,
+                                                                             teams: Knowledge) -> None:
+    """"call off" means cancel: nothing here cancels, so it is not approving or removing anything."""
+    p = planner.plan(Request(text="call off AR-1001"))
+    assert not (p.status == "planned" and any(teams.tools[s.tool_name].side_effects for s in p.steps))
+
+
+def test_a_polite_request_is_a_request_not_a_question(planner: RulePlanner) -> None:
+    assert not is_question("can someone add U1001 to team-data?")
+    assert not is_question("能不能帮我把U1001加入team-web吗")
+    assert is_question("is U1001 in team-data?")
+    p = planner.plan(Request(text="could you add U1001 to team-data?"))
+    assert (p.status, p.tool) == ("planned", "add_member")
