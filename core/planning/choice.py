@@ -133,6 +133,15 @@ def least_action(best: Candidate, ranked: list[Candidate], steps_of: dict[str, s
     return max(fits, key=lambda c: c.score, default=best)
 
 
+def looked_up(best: Candidate, ranked: list[Candidate]) -> Candidate:
+    """A request whose words only ask to see something ("look up a ticket for me") is answered by
+    the best plausible read, never by a write its own words did not name (a trigger, a state, a
+    near-verbatim example)."""
+    if not best.writes or best.intent >= 0 or best.strong:
+        return best
+    return next((c for c in ranked if not c.writes and c.score >= ASK_MIN), best)
+
+
 def _stated(c: Candidate) -> int:
     """Values the request states in a shape the candidate's parameters declare (pattern, format)."""
     values = c.assignment.values.values() if c.assignment else []
@@ -153,7 +162,7 @@ def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decisi
     if not ranked:
         words = sorted({w for c in candidates for w in c.destroys})
         return Decision("no_match", None, reason=f"nothing here does {', '.join(words)}" if words else "no candidate")
-    best = least_action(ranked[0], ranked, steps_of)
+    best = looked_up(least_action(ranked[0], ranked, steps_of), ranked)
     if best.cov < COV_MIN and not best.strong:
         return Decision("no_match", None, reason=f"the request is mostly unexplained (coverage {best.cov:.2f})")
     bar = WRITE_MIN if best.writes else READ_MIN

@@ -234,7 +234,7 @@ class Extractor:
         keys = [k for k in tokens(core) if len(k) > 1] if core else []
         keys += [w for w in tokens(name_words(param.name)) if w not in ("is", "us", "has")]
         lowered = text.lower()
-        for key in sorted(set(keys), key=len, reverse=True):
+        for key in sorted(set(keys), key=lambda k: (-len(k), k)):  # a fixed order: sets iterate by hash
             at = lowered.find(key) if not key.isascii() else _word_at(lowered, key)
             if at < 0:
                 continue

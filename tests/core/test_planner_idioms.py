@@ -14,6 +14,7 @@ import pytest
 from core.knowledge import Knowledge, load_knowledge
 from core.models import Request
 from core.planning import RulePlanner
+from core.planning.choice import Candidate, decide, score
 from core.planning.idioms import idiom_hits, plain
 from core.planning.lexicon import is_question
 from tests.conftest import write_pack
@@ -60,6 +61,29 @@ TEAMS = {
             - {user_query: status of AR-1001, extracted_params: {request_id: AR-1001}}
           side_effects: false
           call: {http: {method: GET, path: /requests}}
+        - tool_name: open_request
+          description: Open an access request for a user to a team; returns request_id (AR-NNNN).
+          parameters:
+            - {name: user_id, type: string, required: true, description: user id, patterns: ['(?<![A-Za-z0-9])(U\\d{4})(?![0-9])']}
+            - {name: team, type: string, required: true, description: team slug, patterns: ['(?<![A-Za-z0-9])(team-[a-z]+)']}
+          examples:
+            - {user_query: open an access request for U1001 to team-data, extracted_params: {user_id: U1001, team: team-data}}
+          call: {http: {method: POST, path: /requests}}
+    """,
+    "rules/access.yaml": """
+        rule_name: granted_access_request
+        description: An access request opened and approved.
+        trigger_phrases: [granted access request]
+        examples:
+          - {user_query: make an approved access request for U1001 to team-data, extracted_params: {user_id: U1001, team: team-data}}
+        dag_definition:
+          - step_id: 1
+            tool_name: open_request
+            parameter_mapping: {user_id: {source: initial_query, value: user_id}, team: {source: initial_query, value: team}}
+          - step_id: 2
+            tool_name: approve_request
+            dependencies: [1]
+            parameter_mapping: {request_id: {source: step_output, step_id: 1, value: request_id}}
     """,
 }
 
@@ -109,3 +133,21 @@ def test_a_polite_request_is_a_request_not_a_question(planner: RulePlanner) -> N
     assert is_question("is U1001 in team-data?")
     p = planner.plan(Request(text="could you add U1001 to team-data?"))
     assert (p.status, p.tool) == ("planned", "add_member")
+
+
+def test_a_request_that_only_asks_to_see_something_is_never_a_write(planner: RulePlanner, teams: Knowledge) -> None:
+    """"look up an access request for me" shares every word with the tools that make one; it asks
+    to see one: the look-up answers it (here: offered, being close), never a write."""
+    p = planner.plan(Request(text="look up an access request for me"))
+    assert p.status == "needs_input" and not p.steps and p.choices[0].tool == "get_request"
+
+
+def test_the_best_plausible_read_answers_a_look_up_over_a_higher_write() -> None:
+    """Scores alone put the write first; the request's words only read, and nothing names the write."""
+    write = Candidate("rule", "make_and_approve", True, cov=1.0, core=1.0, rank=1.0, fill=1.0, intent=-1.0, lex=0.6)
+    read = Candidate("tool", "get_request", False, cov=1.0, rank=0.5, fill=0.5, intent=1.0, lex=0.5)
+    assert score(write) > score(read) >= -1.0
+    decision = decide([write, read], {"make_and_approve": set()})
+    assert decision.best is read
+    named = Candidate("rule", "make_and_approve", True, cov=1.0, core=1.0, rank=1.0, fill=1.0, intent=-1.0, trigger=1.0)
+    assert decide([named, read], {"make_and_approve": set()}).best is named  # its trigger names it: a write asked for
