@@ -70,6 +70,19 @@ TEAMS = {
             - {user_query: open an access request for U1001 to team-data, extracted_params: {user_id: U1001, team: team-data}}
           call: {http: {method: POST, path: /requests}}
     """,
+    "rules/onboard.yaml": """
+        rule_name: team_onboarding
+        description: Bring a user into a team and open their first access request.
+        trigger_phrases: [onboard user to team]
+        dag_definition:
+          - step_id: 1
+            tool_name: add_member
+            parameter_mapping: {user_id: {source: initial_query, value: user_id}, team: {source: initial_query, value: team}}
+          - step_id: 2
+            tool_name: open_request
+            dependencies: [1]
+            parameter_mapping: {user_id: {source: initial_query, value: user_id}, team: {source: initial_query, value: team}}
+    """,
     "rules/access.yaml": """
         rule_name: granted_access_request
         description: An access request opened and approved.
@@ -151,3 +164,23 @@ def test_the_best_plausible_read_answers_a_look_up_over_a_higher_write() -> None
     assert decision.best is read
     named = Candidate("rule", "make_and_approve", True, cov=1.0, core=1.0, rank=1.0, fill=1.0, intent=-1.0, trigger=1.0)
     assert decide([named, read], {"make_and_approve": set()}).best is named  # its trigger names it: a write asked for
+
+
+def test_a_trigger_said_with_a_value_for_its_noun_names_the_rule(planner: RulePlanner) -> None:
+    """"onboard user to team" said as "onboard U1001 to team-data": the user id stands for "user"."""
+    p = planner.plan(Request(text="onboard U1001 to team-data"))
+    assert (p.status, p.rule) == ("planned", "team_onboarding")
+    assert p.steps[0].arguments == {"user_id": "U1001", "team": "team-data"}
+    assert planner.voc.word_trigger({"onboard", "team"}, {"user", "id"}, "team_onboarding")
+    assert not planner.voc.word_trigger({"user"}, {"team"}, "team_onboarding")  # its verb is not said
+
+
+def test_a_state_word_of_a_rule_that_explains_little_is_the_verb_not_a_target() -> None:
+    """"open a ticket": "open" is also a state of the invoice recipe, which explains nothing else."""
+    ticket = Candidate("tool", "create_ticket", True, cov=0.6)
+    invoice = Candidate("rule", "invoice_lifecycle", True, cov=0.15, state=1.0)
+    RulePlanner._unreached([ticket, invoice], {"invoice_lifecycle"})
+    assert ticket.unreached == 0.0
+    invoice.cov = 0.8
+    RulePlanner._unreached([ticket, invoice], {"invoice_lifecycle"})
+    assert (ticket.unreached, invoice.unreached) == (1.0, 0.0)
