@@ -15,6 +15,7 @@ from core.knowledge import Knowledge, load_knowledge
 from core.models import Request
 from core.planning import RulePlanner
 from core.planning.choice import Candidate, decide, score
+from core.planning.extraction import Assignment, Found
 from core.planning.idioms import idiom_hits, plain
 from core.planning.lexicon import is_question
 from tests.conftest import write_pack
@@ -150,9 +151,10 @@ def test_a_polite_request_is_a_request_not_a_question(planner: RulePlanner) -> N
 
 def test_a_request_that_only_asks_to_see_something_is_never_a_write(planner: RulePlanner, teams: Knowledge) -> None:
     """"look up an access request for me" shares every word with the tools that make one; it asks
-    to see one: the look-up answers it (here: offered, being close), never a write."""
+    to see one: the look-up answers it (and asks which request), never a write — and a write the
+    request's words oppose is no close rival to ask about."""
     p = planner.plan(Request(text="look up an access request for me"))
-    assert p.status == "needs_input" and not p.steps and p.choices[0].tool == "get_request"
+    assert (p.status, p.tool, p.missing, p.choices) == ("needs_input", "get_request", ["request_id"], [])
 
 
 def test_the_best_plausible_read_answers_a_look_up_over_a_higher_write() -> None:
@@ -184,3 +186,24 @@ def test_a_state_word_of_a_rule_that_explains_little_is_the_verb_not_a_target() 
     invoice.cov = 0.8
     RulePlanner._unreached([ticket, invoice], {"invoice_lifecycle"})
     assert (ticket.unreached, invoice.unreached) == (1.0, 0.0)
+
+
+def test_a_request_for_a_change_is_not_answered_by_a_close_read_its_words_oppose() -> None:
+    """"帮我建个患者档案": the look-up scores a little higher on shared words; the request makes one."""
+    read = Candidate("tool", "get_record", False, cov=0.63, core=0.5, rank=1.0, fill=0.5, intent=-1.0, mass=1.0, lex=0.3)
+    make = Candidate("tool", "create_record", True, cov=0.75, core=0.68, rank=0.5, fill=0.34, intent=1.0, mass=1.0,
+                     lex=0.2, fit=1.0)
+    assert score(read) > score(make) > score(read) - 0.5
+    decision = decide([read, make], {})
+    assert (decision.verdict, decision.best) == ("plan", make)
+
+
+def test_a_recipe_that_takes_every_stated_value_beats_its_close_tool_that_would_ask() -> None:
+    """The balance tool needs an employee id; its recipe finds the employee by the name the request gives."""
+    name = Found("欧阳晨", 4, 7, "name", 1.7)
+    tool = Candidate("tool", "get_balance", False, cov=0.62, core=0.53, rank=0.5, fill=0.5, mass=1.0, lex=0.36,
+                     assignment=Assignment({}, {}))
+    rule = Candidate("rule", "balance_by_name", False, cov=0.7, core=0.15, rank=0.33, fill=1.0, mass=1.0, lex=0.16,
+                     fit=1.0, assignment=Assignment({"name": name}, {}))
+    assert score(tool) > score(rule) > score(tool) - 0.5
+    assert decide([tool, rule], {"balance_by_name": {"find_employee", "get_balance"}}).best is rule
