@@ -118,6 +118,14 @@ def _value_class(value: str) -> tuple[str, bool]:
     return r"[^,，。;；\s]+?", True
 
 
+def _word_forms(word: str) -> list[re.Pattern[str]]:
+    """A value written as an identifier is also said as words ("bank_transfer" as "bank transfer")."""
+    if not re.fullmatch(r"[A-Za-z]+(?:[_-][A-Za-z]+)+", word):
+        return []
+    return [re.compile(r"(?<![A-Za-z0-9])" + r"[\s_-]+".join(map(re.escape, re.split(r"[_-]", word)))
+                       + r"(?![A-Za-z0-9])", re.I)]
+
+
 def _content_stems(phrase: str) -> tuple[str, ...]:
     """An English trigger phrase's content words, stemmed ("enroll student in course" -> enroll, student, cours)."""
     if not phrase.isascii():
@@ -288,6 +296,7 @@ class Vocabulary:
                 # matches only as the pack writes it
                 pattern = phrase_pattern(word, case_sensitive=is_stopword(word) and word != word.lower())
                 phrases.append((pattern, word, value))
+                phrases += [(form, word, value) for form in _word_forms(word)]
         return phrases
 
     @staticmethod

@@ -207,3 +207,11 @@ def test_a_recipe_that_takes_every_stated_value_beats_its_close_tool_that_would_
                      fit=1.0, assignment=Assignment({"name": name}, {}))
     assert score(tool) > score(rule) > score(tool) - 0.5
     assert decide([tool, rule], {"balance_by_name": {"find_employee", "get_balance"}}).best is rule
+
+
+def test_an_enum_value_written_as_an_identifier_is_found_as_words() -> None:
+    from core.planning.vocabulary import _word_forms
+
+    (form,) = _word_forms("bank_transfer")
+    assert form.search("they'll pay by bank transfer") and form.search("Bank-Transfer")
+    assert not form.search("banktransfer") and _word_forms("card") == []
