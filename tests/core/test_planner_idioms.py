@@ -215,3 +215,32 @@ def test_an_enum_value_written_as_an_identifier_is_found_as_words() -> None:
     (form,) = _word_forms("bank_transfer")
     assert form.search("they'll pay by bank transfer") and form.search("Bank-Transfer")
     assert not form.search("banktransfer") and _word_forms("card") == []
+
+
+QUOTA = {
+    "pack.yaml": "name: quota\ndescription: storage quotas\nenvironments: {default: dev, dev: {}}\n",
+    "tools/quota.yaml": """
+        tool_name: raise_quota
+        description: 提高团队的存储配额 (raise a team's storage quota)
+        parameters:
+          - {name: team, type: string, required: true, description: team slug, patterns: ['(?<![A-Za-z0-9])(team-[a-z]+)']}
+          - {name: new_limit_gb, type: number, required: true, description: 新的配额上限, minimum: 1}
+        examples:
+          - {user_query: 给team-data提高配额到200GB, extracted_params: {team: team-data, new_limit_gb: 200}}
+        call: {http: {method: POST, path: /quota}}
+    """,
+}
+
+
+@pytest.mark.parametrize(("text", "limit"), [("给team-web提高配额到五百", 500), ("raise the quota of team-web to 300", 300)])
+def test_the_one_plain_number_fills_the_one_number_still_missing(tmp_path, text: str, limit: int) -> None:  # type: ignore[no-untyped-def]
+    kn = load_knowledge([write_pack(tmp_path / "quota", QUOTA)])
+    p = RulePlanner(kn).plan(Request(text=text))
+    assert (p.status, p.steps[0].arguments) == ("planned", {"team": "team-web", "new_limit_gb": limit})
+
+
+def test_a_number_that_is_also_an_id_or_a_second_number_is_not_guessed(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    kn = load_knowledge([write_pack(tmp_path / "quota", QUOTA)])
+    for text in ("raise the quota of team-web to 300 or 400", "raise the quota of team-web, ticket 123456"):
+        p = RulePlanner(kn).plan(Request(text=text))
+        assert p.status != "planned" and not any("new_limit_gb" in s.arguments for s in p.steps), text
