@@ -92,7 +92,7 @@ def _verb(word: str) -> str:
     if re.search(r"[^aeiou][aeiou][bdgmnpt]$", word):
         forms |= {word + word[-1] + "ed", word + word[-1] + "ing"}
     forms |= {f for f in irregular.get(word, "").split("|") if f}
-    return "(?:" + "|".join(sorted(forms, key=len, reverse=True)) + ")"
+    return "(?:" + "|".join(sorted(forms, key=lambda f: (-len(f), f))) + ")"
 
 
 def _compile_en(phrase: str) -> str:
