@@ -79,9 +79,13 @@ IDIOMS_ZH: tuple[tuple[str, str], ...] = (
 )
 
 
+_HEADS: set[str] = set()  # every form of every English idiom's first word: a cheap "none here" test
+
+
 def _verb(word: str) -> str:
     """A verb with its usual endings (kick, kicks, kicked, kicking; set -> sets, setting)."""
     if not re.fullmatch(r"[a-z]+", word):
+        _HEADS.add(word.lower())
         return re.escape(word)
     irregular = {"bring": "brought", "take": "took|taken", "throw": "threw|thrown", "pay": "paid", "spin": "spun",
                  "stand": "stood", "get": "got|gotten", "dig": "dug", "give": "gave|given", "say": "said",
@@ -92,6 +96,7 @@ def _verb(word: str) -> str:
     if re.search(r"[^aeiou][aeiou][bdgmnpt]$", word):
         forms |= {word + word[-1] + "ed", word + word[-1] + "ing"}
     forms |= {f for f in irregular.get(word, "").split("|") if f}
+    _HEADS.update(forms)
     return "(?:" + "|".join(sorted(forms, key=lambda f: (-len(f), f))) + ")"
 
 
@@ -120,6 +125,7 @@ def _build() -> tuple[re.Pattern[str], list[tuple[tuple[str, ...], bool]]]:
 
 
 _PATTERN, _GROUPS = _build()
+_CHINESE = tuple(p for phrases, _ in IDIOMS_ZH for p in phrases.split("|"))
 
 
 @dataclass(frozen=True)
@@ -133,6 +139,9 @@ class IdiomHit:
 @lru_cache(maxsize=2048)
 def idiom_hits(text: str) -> tuple[IdiomHit, ...]:
     """Every idiom in the text (leftmost first, the longer phrase where two start together)."""
+    words = set(re.findall(r"[a-z][a-z'-]*", text.lower()))
+    if words.isdisjoint(_HEADS) and not any(p in text for p in _CHINESE):
+        return ()
     hits = []
     for m in _PATTERN.finditer(text):
         if m.end() == m.start() or m.lastgroup is None:
