@@ -133,6 +133,35 @@ def least_action(best: Candidate, ranked: list[Candidate], steps_of: dict[str, s
     return max(fits, key=lambda c: c.score, default=best)
 
 
+def looked_up(best: Candidate, ranked: list[Candidate]) -> Candidate:
+    """A request whose words only ask to see something ("look up a ticket for me") is answered by
+    the best plausible read, never by a write its own words did not name (a trigger, a state, a
+    near-verbatim example)."""
+    if not best.writes or best.intent >= 0 or best.strong:
+        return best
+    return next((c for c in ranked if not c.writes and c.score >= ASK_MIN), best)
+
+
+def wanted_change(best: Candidate, ranked: list[Candidate]) -> Candidate:
+    """The mirror of `looked_up`: a request whose words ask for a change ("帮我建个患者档案") is not
+    answered by a close read its words oppose; the change is, if it clears every bar of a write."""
+    if best.writes or best.intent >= 0 or best.strong:
+        return best
+    return next((c for c in ranked if c.writes and c.intent > 0 and best.score - c.score < CLOSE), best)
+
+
+def fuller(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str]]) -> Candidate:
+    """Between a tool and a recipe of its own that score close, the one that takes every value the
+    request states and needs nothing more: "欧阳晨还剩几天年假" is the recipe that finds 欧阳晨 first,
+    not the balance tool that would ask for an employee id."""
+    if best.fill >= 1.0 or best.strong or best.assignment is None:
+        return best
+    taken = len(best.assignment.values)
+    return next((c for c in ranked if related(best, c, steps_of) and c.fill >= 1.0 and c.writes == best.writes
+                 and c.assignment is not None and len(c.assignment.values) > taken
+                 and best.score - c.score < CLOSE), best)
+
+
 def _stated(c: Candidate) -> int:
     """Values the request states in a shape the candidate's parameters declare (pattern, format)."""
     values = c.assignment.values.values() if c.assignment else []
@@ -153,12 +182,15 @@ def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decisi
     if not ranked:
         words = sorted({w for c in candidates for w in c.destroys})
         return Decision("no_match", None, reason=f"nothing here does {', '.join(words)}" if words else "no candidate")
-    best = least_action(ranked[0], ranked, steps_of)
+    best = wanted_change(looked_up(least_action(ranked[0], ranked, steps_of), ranked), ranked)
+    best = fuller(best, ranked, steps_of)
     if best.cov < COV_MIN and not best.strong:
         return Decision("no_match", None, reason=f"the request is mostly unexplained (coverage {best.cov:.2f})")
     bar = WRITE_MIN if best.writes else READ_MIN
     rivals = [c for c in ranked if c is not best and not related(best, c, steps_of) and c.score >= ASK_MIN]
-    close = [c for c in rivals if best.score - c.score < CLOSE and not outvalued(best, c)]
+    # a rival the request's words oppose (a read, when they ask for a change) is no rival
+    close = [c for c in rivals if best.score - c.score < CLOSE and not outvalued(best, c)
+             and not (c.intent < 0 < best.intent and not c.strong)]
     if best.score >= bar or (best.strong and best.score >= ASK_MIN):
         if close and not best.strong:
             return Decision("ask", best, [best, *close[:2]], reason="two candidates are close")

@@ -119,6 +119,7 @@ class Extractor:
         """{slot name: the value found}; one span feeds one slot name, strongest evidence first.
         Values the request states explicitly (a pattern or enum word) that fail their parameter
         are kept as refusals: the request said them, so they are never replaced by a default."""
+        slots = list(slots)
         offers: list[tuple[float, int, str, Found]] = []
         refused: dict[str, str] = {}
         refused_at: list[tuple[int, int]] = []
@@ -147,7 +148,27 @@ class Extractor:
                 continue
             taken[name] = found
             claimed[(found.start, found.end)] = (name, found.how)
+        self._sole_number(spans, slots, taken, refused)
         return Assignment(taken, {n: r for n, r in refused.items() if n not in taken}, refused_at)
+
+    @staticmethod
+    def _sole_number(spans: list[Span], slots: list[Slot], taken: dict[str, Found], refused: dict[str, str]) -> None:
+        """One plain number left in the request and one required number still to fill: it is that
+        number ("给欧阳晨加薪到两万" for the new salary). Not a number that is also an id (123456)."""
+        ids = [s for s in spans if s.kind == "id"]
+        numbers = [s for s in spans if s.kind == "number" and s.unit is None and not any(s.overlaps(i) for i in ids)
+                   and not any(f.start < s.end and s.start < f.end for f in taken.values())]
+        open_slots = [sl for sl in slots if sl.required and sl.kind in ("input", "unmapped") and sl.name not in taken
+                      and sl.name not in refused and sl.params and all(p.type in ("number", "integer")
+                                                                      and p.enum is None for _, p in sl.params)]
+        if len(numbers) != 1 or len(open_slots) != 1:
+            return
+        value: Any = numbers[0].value
+        for _, param in open_slots[0].params:
+            value = validate(value, param)
+            if value is MISSING:
+                return
+        taken[open_slots[0].name] = Found(value, numbers[0].start, numbers[0].end, "sole", LOOSE)
 
     def offers(self, text: str, spans: list[Span], slot: Slot) -> list[Found]:
         """Every value the request offers this slot that validates, however weak the evidence:
@@ -234,7 +255,7 @@ class Extractor:
         keys = [k for k in tokens(core) if len(k) > 1] if core else []
         keys += [w for w in tokens(name_words(param.name)) if w not in ("is", "us", "has")]
         lowered = text.lower()
-        for key in sorted(set(keys), key=len, reverse=True):
+        for key in sorted(set(keys), key=lambda k: (-len(k), k)):  # a fixed order: sets iterate by hash
             at = lowered.find(key) if not key.isascii() else _word_at(lowered, key)
             if at < 0:
                 continue

@@ -12,6 +12,8 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
+from core.planning.idioms import idiom_hits
+
 STOP_EN = frozenset("""
 a an the this that these those it its it's i me my mine we us our you your yours he him his she her they them
 their there here is am are was were be been being do does did done doing have has had having will would shall
@@ -22,7 +24,7 @@ about as and or but if when while because so up down off again once only own sam
 who whom whose why how where get got gets getting make made makes making let lets go going gone give gave help
 me can't don't won't isn't aren't i'm i'd i'll we'd we'll you'd you'll let's gonna wanna kindly sure thing things
 stuff something anything someone somebody guys team folks still already even maybe though via per etc e.g i.e
-set sets setting put take takes took do
+set sets setting put take takes took do come comes came coming
 """.split())
 STOP_ZH = ("麻烦你", "麻烦", "帮我", "给我", "帮忙", "请你", "请", "一下", "一个", "一笔", "一张", "一份",
            "能不能", "可不可以", "可以", "是否", "顺便", "然后", "现在", "马上", "赶紧", "谢谢", "你好", "好的",
@@ -84,14 +86,28 @@ GENERIC_READ = READ_CUES | frozenset(["查", "看", "查询", "查看", "看看"
 def intent(text: str) -> int:
     """+1 the request wants something done, -1 it asks about something, 0 unclear (both or neither)."""
     words = {stem(w) for w in re.findall(r"[A-Za-z]+", text)}
-    reads = bool(words & READ_CUES) or "?" in text or "？" in text or any(c in text for c in READ_CUES_ZH)
+    asked = ("?" in text or "？" in text or text.rstrip().endswith("吗")) and not is_polite_request(text)
+    reads = bool(words & READ_CUES) or asked or any(c in text for c in READ_CUES_ZH if c != "吗")
     writes = bool(words & WRITE_CUES) or any(c in text for c in WRITE_CUES_ZH)
     return 0 if reads == writes else 1 if writes else -1
 
 
+# "can you / could someone / would you mind ...?", "能不能帮我...吗": a request put politely, not a question
+_POLITE = re.compile(r"^\s*(?:please\s+|hey\s+|hi\s+)?(?:can|could|would|will)\s+(?!i\b|we\b)\S+|"
+                     r"^\s*(?:能不能|可不可以|能否|可否|麻烦|请|可以)?\s*帮(?:我|忙|个忙)", re.I)
+
+
+def is_polite_request(text: str) -> bool:
+    """A request put as a question out of politeness ("can the driver pick it up tomorrow?")."""
+    return bool(_POLITE.match(text))
+
+
 def is_question(text: str) -> bool:
-    """Put as a question: a question mark, or a Chinese question particle at the end."""
+    """Put as a question: a question mark, or a Chinese question particle at the end — unless it is
+    a request put politely ("can you ...?", "帮我...吗")."""
     stripped = text.strip()
+    if is_polite_request(stripped):
+        return False
     return "?" in text or "？" in text or stripped.endswith(("吗", "呢", "么", "没有", "没")) or "有没有" in text \
         or "是否" in text
 
@@ -127,6 +143,22 @@ def name_words(name: str) -> str:
     return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", name).replace("_", " ")
 
 
+class Alias(str):
+    """A request word read as any of several words: an idiom ("kick ... out") as the plain words it
+    may mean that the knowledge knows ("remove", "revoke"), and its own words."""
+
+    alts: frozenset[str]
+
+    def __new__(cls, value: str, alts: Iterable[str]) -> Alias:
+        token = super().__new__(cls, value)
+        token.alts = frozenset(alts) | {value}
+        return token
+
+
+def _in(token: str, words: frozenset[str]) -> bool:
+    return token in words or (isinstance(token, Alias) and not token.alts.isdisjoint(words))
+
+
 class Lexicon:
     """Each candidate's words, and how telling each word is across the knowledge (idf)."""
 
@@ -144,7 +176,7 @@ class Lexicon:
         knowledge has them (others straddle two words), a run of characters the knowledge has never
         seen as one token (a drug or product name is one unknown, not seven), and two English words
         written apart that the knowledge writes as one ("pick up" -> pickup)."""
-        out: list[str] = []
+        text, out = self._idioms(text)
         for m in _WORD.finditer(text):
             word = m.group(0)
             if _CJK.match(word):
@@ -155,8 +187,24 @@ class Lexicon:
         for a, b in zip(words, words[1:], strict=False):
             joined = stem(a + b)
             if joined in self.known and joined not in out:
-                out.append(joined)
+                # "pick up" read as the knowledge's "pickup": one word, not three
+                out = [t for t in out if t not in (stem(a), stem(b))] + [joined]
         return out
+
+    def _idioms(self, text: str) -> tuple[str, list[str]]:
+        """Idioms whose plain words the knowledge knows, as one Alias each; their own words are
+        taken out of the text (the object between verb and particle stays)."""
+        out: list[str] = []
+        for hit in reversed(idiom_hits(text)):
+            means = [w if not w.isascii() else stem(w) for w in hit.means]
+            known = [w for w in means if w in self.known]
+            if not known:
+                continue
+            own = [t for s, e in hit.parts for t in tokens(text[s:e])]
+            out.append(Alias(known[0], [*known, *own]))
+            for s, e in hit.parts:
+                text = text[:s] + " " * (e - s) + text[e:]
+        return text, out
 
     def _cjk_tokens(self, part: str) -> list[str]:
         out: list[str] = []
@@ -183,10 +231,14 @@ class Lexicon:
     def knows(self, name: str, word: str) -> bool:
         """Whether a candidate's own words include `word` (a stem, or Chinese as written)."""
         words = self.words.get(name, frozenset())
+        if isinstance(word, Alias):
+            return not word.alts.isdisjoint(words)
         parts = tokens(word) if not word.isascii() else [word]
         return bool(parts) and all(p in words for p in parts if len(p) > 1 or p.isascii())
 
     def weight(self, token: str) -> float:
+        if isinstance(token, Alias):
+            return max((self.idf[t] for t in token.alts if t in self.idf), default=self.unknown_weight)
         return self.idf.get(token, self.unknown_weight)
 
     def coverage(self, request_tokens: list[str], name: str, values: int = 0, explained: int = 0,
@@ -200,7 +252,7 @@ class Lexicon:
         if writes is not None:
             words = words | (GENERIC_WRITE if writes else GENERIC_READ)
         total = sum(self.weight(t) for t in request_tokens) + VALUE_WEIGHT * values
-        known = sum(self.weight(t) for t in request_tokens if t in words) + VALUE_WEIGHT * explained
+        known = sum(self.weight(t) for t in request_tokens if _in(t, words)) + VALUE_WEIGHT * explained
         return known / total
 
     def mass(self, request_tokens: list[str], name: str) -> float:
@@ -209,13 +261,18 @@ class Lexicon:
         counts only outside a bigram it knows). "订单O100000001" says "order" — a word nearly every
         candidate has — and so almost nothing about what to do."""
         words = self.words.get(name, frozenset())
-        found = {t for t in request_tokens if t in words}
+        found = {t for t in request_tokens if _in(t, words)}
         pairs = {t for t in found if len(t) == 2 and _CJK.match(t)}
         singles = {t for t in found if len(t) == 1 and any(t in p for p in pairs)}
-        return min(1.0, sum(self.idf.get(t, 0.0) for t in found - singles) / self.unknown_weight)
+        return min(1.0, sum(self.weight(t) if t in self.idf or isinstance(t, Alias) else 0.0
+                            for t in found - singles) / self.unknown_weight)
 
     def alien(self, request_tokens: list[str]) -> float:
         """Share of the request's content words that no candidate of the knowledge knows (off-domain)."""
         if not request_tokens:
             return 0.0
-        return sum(1 for t in request_tokens if t not in self.known) / len(request_tokens)
+        return sum(1 for t in request_tokens if not _in(t, self.known)) / len(request_tokens)
+
+    def has(self, token: str) -> bool:
+        """Whether any candidate of the knowledge knows the token (or one of an idiom's words)."""
+        return _in(token, self.known)

@@ -19,7 +19,7 @@ from core.errors import UNKNOWN_ENVIRONMENT, InputError
 from core.expressions import condition_holds, reads_steps
 from core.knowledge import Knowledge
 from core.models import Plan, PlanChoice, PlanStep, Request, RetrievalHit, RuleSpec, StepId, StepRef, ToolSpec
-from core.planning.choice import Candidate, Decision, decide, score
+from core.planning.choice import COV_MIN, Candidate, Decision, decide, score
 from core.planning.copies import (
     CountReading,
     counts_copies,
@@ -29,7 +29,8 @@ from core.planning.copies import (
     with_copies,
 )
 from core.planning.extraction import Assignment, Extractor, Found, Slot, rule_slots, tool_slots
-from core.planning.lexicon import destructive, intent, is_question
+from core.planning.idioms import plain
+from core.planning.lexicon import destructive, intent, is_question, name_words, stem
 from core.planning.names import person_names, takes_person
 from core.planning.questions import choice_question, language_of, missing_question, no_match_question
 from core.planning.spans import Span
@@ -146,10 +147,11 @@ class RulePlanner:
         units = [(s.start, s.end) for s in spans] + enum_units + names
         masked = self._without_remarks(_mask(text, [_value_part(s) for s in spans]), units)
         alien = self.voc.lexicon.alien(self.voc.lexicon.request_tokens(_mask(masked, units)))
-        destroys = destructive(text)
+        destroys = destructive(self._plain(text))
         asks = is_question(text)
         stated = {r for r in self.kn.rules if self.voc.state_hits(text, r)}  # rules whose state the text names
         stems = self.voc.lexicon.stems(masked)
+        stem_set = set(stems)
         memo: dict[object, object] = {}  # slot candidates, shared by the candidates of this request
         loosely = {r for r in self.kn.rules if r not in stated and self.voc.loose_state_hits(stems, r)}
         out = []
@@ -158,16 +160,16 @@ class RulePlanner:
             assignment = self.extractor.assign(text, spans, self.slots[key], memo)
             c = Candidate(kind, name, self.writes[key], assignment=assignment, alien=alien)  # type: ignore[arg-type]
             if kind == "rule":
-                c.trigger = 1.0 if name in triggered else LOOSE_TRIGGER if name in loose else 0.0
+                c.trigger = 1.0 if name in triggered else LOOSE_TRIGGER if name in loose or \
+                    self.voc.word_trigger(stem_set, _valued_words(assignment), name) else 0.0
                 c.state = 1.0 if name in stated else LOOSE_STATE if name in loosely else 0.0
                 c.lex = self.voc.rule_similarity(sh, name)
             else:
                 c.lex = self.voc.tool_similarity(sh, name)
-            c.unreached = float(bool(stated) and name not in stated)
             c.verbatim = max(0.0, (c.lex - 0.75) / 0.25)
             # What the request wants, read without the words this candidate takes as values ("open" as a status)
-            c.intent = float(intent(_mask(text, [(f.start, f.end) for f in assignment.values.values()
-                                                  if f.how == "enum"])) * (1 if c.writes else -1))
+            c.intent = float(intent(self._plain(_mask(text, [(f.start, f.end) for f in assignment.values.values()
+                                                              if f.how == "enum"]))) * (1 if c.writes else -1))
             c.destroys = [w for w in destroys if not self.voc.lexicon.knows(key, w)]
             c.asks = asks
             c.rank = rank.get(key, 0.0)
@@ -189,11 +191,26 @@ class RulePlanner:
             c.fill = 1 / (1 + len(c.plan.missing))
             c.content = content
             out.append(c)
+        self._unreached(out, stated)
         self._excess(out)
         if hits is None and not only:  # no retrieval (no index): rank by the request's own words instead
             for position, c in enumerate(sorted(out, key=lambda c: -(c.cov + c.core + c.lex))):
                 c.rank = 1 / (1 + position)
         return out
+
+    @staticmethod
+    def _unreached(candidates: list[Candidate], stated: set[str]) -> None:
+        """Candidates other than the rules whose target state the request names. A state word of a
+        rule that explains little of the request ("open a P1 ticket": "open" is also an invoice's
+        state) is the request's verb, not a state it asks for: it holds nobody back."""
+        cov = {c.name: c.cov for c in candidates if c.kind == "rule"}
+        named = {r for r in stated if cov.get(r, 1.0) >= COV_MIN}
+        for c in candidates:
+            c.unreached = float(bool(named) and not (c.kind == "rule" and c.name in named))
+
+    def _plain(self, text: str) -> str:
+        """The text with its idioms in the plain words the knowledge knows ("kick X out" -> "remove X")."""
+        return plain(text, self.voc.lexicon.known, stem=stem)
 
     def _excess(self, candidates: list[Candidate]) -> None:
         """A recipe that no trigger or state asked for, whose own steps include a tool explaining the
@@ -240,9 +257,9 @@ class RulePlanner:
         clauses = [(m.start(), m.end()) for m in re.finditer(r"[^,，。;；!！?？\n]+", text)]
         if len(clauses) < 2:
             return text
-        known = self.voc.lexicon.known
+        lexicon = self.voc.lexicon
         remarks = [(s, e) for s, e in clauses if not any(us < e and s < ue for us, ue in units)
-                   and not any(t in known for t in self.voc.lexicon.request_tokens(text[s:e]))]
+                   and not any(lexicon.has(t) for t in lexicon.request_tokens(text[s:e]))]
         return _mask(text, remarks) if len(remarks) < len(clauses) else text
 
     def _value_units(self, text: str, spans: list[Span]) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
@@ -580,6 +597,11 @@ class RulePlanner:
             plan.question = missing_question(self.kn, plan, plan.missing, spec.description, example, lang,
                                              {n: r for n, r in refused.items() if n in plan.missing})
         return plan
+
+
+def _valued_words(assignment: Assignment) -> set[str]:
+    """The words naming the parameters a request gave values to (course_code -> cours, code)."""
+    return {stem(w) for name, f in assignment.values.items() if f.how != "enum" for w in name_words(name).split()}
 
 
 def _value_part(span: Span) -> tuple[int, int]:

@@ -118,6 +118,21 @@ def _value_class(value: str) -> tuple[str, bool]:
     return r"[^,，。;；\s]+?", True
 
 
+def _word_forms(word: str) -> list[re.Pattern[str]]:
+    """A value written as an identifier is also said as words ("bank_transfer" as "bank transfer")."""
+    if not re.fullmatch(r"[A-Za-z]+(?:[_-][A-Za-z]+)+", word):
+        return []
+    return [re.compile(r"(?<![A-Za-z0-9])" + r"[\s_-]+".join(map(re.escape, re.split(r"[_-]", word)))
+                       + r"(?![A-Za-z0-9])", re.I)]
+
+
+def _content_stems(phrase: str) -> tuple[str, ...]:
+    """An English trigger phrase's content words, stemmed ("enroll student in course" -> enroll, student, cours)."""
+    if not phrase.isascii():
+        return ()
+    return tuple(stem(w) for w in re.findall(r"[A-Za-z]+", phrase) if not is_stopword(w))
+
+
 def _masked(example: Example, words: frozenset[str] = frozenset(), base: str = "") -> str:
     """An example's query without its values (ids, names, amounts): what is left is the pack's own
     wording. Enum values (`words`) stay: "open" in "list the open tickets" is the pack's word too."""
@@ -207,6 +222,7 @@ class Vocabulary:
     environments: dict[str, Phrases] = field(default_factory=dict)  # pack -> phrases -> env name
     triggers: Phrases = field(default_factory=list)  # -> rule name
     loose_triggers: Phrases = field(default_factory=list)  # the same phrases with one gap allowed
+    word_triggers: dict[str, list[tuple[str, ...]]] = field(default_factory=dict)  # rule -> content stems
     states: dict[str, Phrases] = field(default_factory=dict)  # rule -> phrases -> step id
     stem_states: dict[str, list[tuple[tuple[str, ...], StepId]]] = field(default_factory=dict)  # "receive" ~ received
     rule_shingles: dict[str, list[frozenset[str]]] = field(default_factory=dict)
@@ -233,6 +249,8 @@ class Vocabulary:
         for rule in kn.rules.values():
             voc.triggers += [(phrase_pattern(t), t, rule.rule_name) for t in rule.trigger_phrases]
             voc.loose_triggers += [(p, t, rule.rule_name) for t in rule.trigger_phrases if (p := gapped_pattern(t))]
+            voc.word_triggers[rule.rule_name] = [words for t in rule.trigger_phrases
+                                                 if len(words := _content_stems(t)) >= 2]
             voc.states[rule.rule_name] = [
                 (phrase_pattern(w), w, s.step_id) for s in rule.dag_definition if s.reaches_state
                 for w in s.reaches_state.words
@@ -278,6 +296,7 @@ class Vocabulary:
                 # matches only as the pack writes it
                 pattern = phrase_pattern(word, case_sensitive=is_stopword(word) and word != word.lower())
                 phrases.append((pattern, word, value))
+                phrases += [(form, word, value) for form in _word_forms(word)]
         return phrases
 
     @staticmethod
@@ -310,6 +329,16 @@ class Vocabulary:
 
     def loose_trigger_hits(self, text: str) -> list[PhraseHit[str]]:
         return find_phrases(text, self.loose_triggers)
+
+    def word_trigger(self, stems: set[str], valued: set[str], rule: str) -> bool:
+        """A trigger phrase said in other function words, with a value standing in for the noun of
+        its parameter: "enroll a student in CS101" for "enroll student in course" (CS101 being a
+        course code). Every content word is there, all but one of them as written."""
+        for words in self.word_triggers.get(rule, []):
+            said = sum(w in stems for w in words)
+            if said >= len(words) - 1 and said >= 1 and all(w in stems or w in valued for w in words):
+                return True
+        return False
 
     def state_hits(self, text: str, rule: str) -> list[PhraseHit[StepId]]:
         return find_phrases(text, self.states.get(rule, []))
