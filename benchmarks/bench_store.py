@@ -3,7 +3,7 @@
     python benchmarks/bench_store.py [--database-url postgresql://...]
 
 Without a URL a throw-away PostgreSQL is started from the local server binaries (as the tests
-do). For each backend:
+do, but with fsync and synchronous commits on, as a real server runs). For each backend:
 1. the executor bar: a 100-step DAG (width 4) of 10 ms tools, wall time vs its critical path;
 2. store writes a run makes, alone: create + 4 layer commits + finish, p50/p95 per run;
 3. the same from 8 threads at once (replicas' worth of concurrent runs): runs per second.
@@ -80,7 +80,7 @@ def database(url: str | None) -> Iterator[str]:
     reason = postgres.skip_reason()
     if reason:
         raise SystemExit(f"no PostgreSQL to measure: {reason}; pass --database-url")
-    gen = postgres.server_url()
+    gen = postgres.server_url(durable=True)  # fsync on, as a real server
     server = next(gen)
     assert server
     try:
