@@ -346,6 +346,9 @@ class PlanChoice(BaseModel):
         return self
 
 
+NOT_COPIED = "is not made as"  # in the note on a count not made as copies (the CLI shows that note)
+
+
 class Plan(BaseModel):
     """What a planner answers; rendered as the spec's `plan --json` object."""
 

@@ -6,7 +6,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from core.errors import describe
-from core.models import Plan, RunRecord, RunReport, StepRef
+from core.models import NOT_COPIED, Plan, RunRecord, RunReport, StepRef
 
 if TYPE_CHECKING:
     from core.evaluation import EvalReport
@@ -38,6 +38,7 @@ def plan_text(plan: Plan) -> str:
         args = ", ".join(f"{k}={_value(v)}" for k, v in step.arguments.items())
         skip = f"  (skipped: {step.skipped})" if step.skipped else ""
         lines.append(f"  {step.step_id}. {step.tool_name}({args}){deps}{skip}")
+    lines += [f"  note: {n}" for n in plan.notes if NOT_COPIED in n]  # a count said but not made
     if plan.question:
         lines.append("")
         lines.append(plan.question)

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 
-from core.models import Plan
+from core.models import NOT_COPIED, Plan
 from core.planning.spans import UNITS, find_spans
 from core.planning.text import cn_number
 
@@ -199,6 +199,11 @@ def counts_copies(plan: Plan, writes: Writes) -> bool:
             named.append(("rule", plan.rule) if plan.rule else ("tool", plan.tool or ""))
         return any(writes(kind, name) for kind, name in named)
     return False
+
+
+def not_copied(reading: CountReading) -> str:
+    return (f"{reading.said!r} {NOT_COPIED} {reading.copies} copies: a request that deletes, cancels or revokes "
+            "runs once; ask for each one separately")
 
 
 def with_copies(plan: Plan, reading: CountReading) -> Plan:

@@ -25,6 +25,7 @@ from core.planning.copies import (
     counts_copies,
     inherit_copies,
     names_a_parameter,
+    not_copied,
     read_count,
     with_copies,
 )
@@ -78,10 +79,14 @@ class RulePlanner:
         """The plan for a request; a count of copies it states ("造20笔…") is planned as one and
         kept on the plan as `copies` when that plan writes and takes the number as no value."""
         reading = read_count(normalize(request.text))
-        # a count of copies makes N new things; repeating a delete, cancel or revoke N times only
-        # repeats it on the same thing: such a request is planned as said, as before copies
-        if reading is None or destructive(request.text):
+        if reading is None:
             return inherit_copies(self._plan(request, hits), request.previous, self._writes)
+        if destructive(request.text):
+            # a count of copies makes N new things; repeating a delete, cancel or revoke N times only
+            # repeats it on the same thing: such a request is planned as said, and the plan says so
+            plan = self._plan(request, hits)
+            plan.notes.append(not_copied(reading))
+            return plan
         plan = self._plan(request.model_copy(update={"text": reading.text}), hits)
         if counts_copies(plan, self._writes) and not self._takes_number(plan, request, reading):
             return with_copies(plan, reading)
