@@ -34,8 +34,10 @@ def is_postgres(url: str | None) -> bool:
 
 
 def redact_url(url: str) -> str:
-    """The URL for logs and errors: the password replaced."""
-    return re.sub(r"(://[^:/@]+:)[^@]*@", r"\1***@", url)
+    """The URL for logs and errors: the password replaced (up to the last @ of the authority, so
+    an unescaped @ in it does not leak its tail; a `password=` parameter too)."""
+    url = re.sub(r"(://[^:/?#@]*:)[^/?#]*@", r"\1***@", url)
+    return re.sub(r"(?i)(password=)[^&]*", r"\1***", url)
 
 
 class Cursor(Protocol):
@@ -209,12 +211,17 @@ class PostgresDatabase:
                  migrate: Callable[[_PgConn], None] | None = None) -> None:
         self.url = url
         self.pool = POOLS.take(url)
+        self._closed = False
         try:
+            statements = _statements(pg_schema(schema))
             with self.transaction() as db:
-                # one replica at a time sets the schema up; the others wait here, then find it done
-                db.execute("SELECT pg_advisory_xact_lock(hashtext(?))", (f"datasmith:{lock_name}",))
-                for statement in _statements(pg_schema(schema)):
-                    db.execute(statement)
+                # DDL locks tables even when there is nothing to create: a schema already complete is
+                # left alone, so a replica starting never stalls the others' reads and writes
+                if not _complete(db, statements):
+                    # one replica at a time sets the schema up; the others wait here, then find it done
+                    db.execute("SELECT pg_advisory_xact_lock(hashtext(?))", (f"datasmith:{lock_name}",))
+                    for statement in statements:
+                        db.execute(statement)
                 if migrate:
                     migrate(db)
         except Exception:
@@ -240,7 +247,19 @@ class PostgresDatabase:
                     yield _PgConn(conn)
 
     def close(self) -> None:
-        POOLS.give_back(self.url)
+        if not self._closed:  # a second close must not give back another store's share of the pool
+            self._closed = True
+            POOLS.give_back(self.url)
+
+
+_CREATES = re.compile(r"CREATE (?:TABLE|INDEX) IF NOT EXISTS (\w+)")
+
+
+def _complete(db: _PgConn, statements: list[str]) -> bool:
+    """Whether every table and index the statements create exists already (no locks taken)."""
+    names = [m[1] for st in statements for m in _CREATES.finditer(st)]
+    row = db.execute("SELECT bool_and(to_regclass(n) IS NOT NULL) FROM unnest(?::text[]) AS n", (names,)).fetchone()
+    return bool(row and row[0])
 
 
 def _statements(script: str) -> list[str]:

@@ -142,6 +142,9 @@ class Executor:
                 f"safe; check the system, then retry with force, skip it if it happened, or abort",
                 message_zh=f"{names} 可能已经执行(调用被中断),重复执行不确定是否安全;请先核实,再强制重试、跳过或中止",
                 code=OUTCOME_UNKNOWN)
+        if not self.store.take_over(run_id, run.status):  # two clicks, two replicas: one resume wins
+            raise RunStateError(f"run {run_id} is already being resumed (another click or another replica)",
+                                message_zh=f"运行 {run_id} 已在别处被继续(重复点击或另一个副本)")
         self.store.add_event(run_id, f"resume:{action}", data={"by": by, "steps": [s.step_id for s in stopped]})
         if action == "abort":
             for step in stopped:

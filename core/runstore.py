@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
+import secrets
 import socket
 import sqlite3
 import threading
@@ -89,7 +91,9 @@ STEP_ENDED = ("UPDATE steps SET status=?, attempts=?, output_json=?, error_json=
 # DATASMITH_REPLICA names it (pods and containers whose host names repeat); on the same replica
 # a pid check says whether a driver lives, across replicas only its lease can.
 REPLICA = os.environ.get("DATASMITH_REPLICA") or socket.gethostname()
-OWNER = f"{REPLICA}:{os.getpid()}"
+# the token tells this process from an earlier one with the same name and pid (pid 1 in containers)
+OWNER = f"{REPLICA}:{os.getpid()}:{secrets.token_hex(4)}"
+_OWNER = re.compile(r"(?P<name>.*):(?P<pid>\d+)(?::[0-9a-f]+)?")
 LEASE_BEAT_S = 3.0  # a process driving runs on a shared database beats this often
 LEASE_STALE_S = 15.0  # ... and is taken for dead after this long without a beat (4 beats missed)
 log = logging.getLogger("datasmith")
@@ -152,17 +156,20 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def owner_alive(owner: str | None, beats: dict[str, float], *, starting: bool) -> bool:
-    """Whether the process driving a run still lives. On this host its pid says so; elsewhere its
-    lease does (`beats`: seconds since each owner's last heartbeat). A process that is `starting`
-    drives nothing yet, so runs under its own name are a dead predecessor's (pids are reused)."""
+def owner_alive(owner: str | None, beats: dict[str, float], *, starting: bool, shared: bool) -> bool:
+    """Whether the process driving a run still lives. On a shared database its lease says so
+    (`beats`: seconds since each owner's last heartbeat), whatever its name; on SQLite every driver
+    is on this machine and its pid says so. A process that is `starting` drives nothing yet."""
     if owner == OWNER:
         return not starting
-    host, _, pid = (owner or "").rpartition(":")
-    if host == REPLICA and pid.isdigit():
-        return _pid_alive(int(pid))
-    age = beats.get(owner or "")
-    return age is not None and age < LEASE_STALE_S
+    if shared:
+        age = beats.get(owner or "")
+        return age is not None and age < LEASE_STALE_S
+    m = _OWNER.fullmatch(owner or "")
+    if m is None:
+        return False
+    pid = int(m["pid"])
+    return pid != os.getpid() and _pid_alive(pid)  # our own pid under another name: a predecessor's
 
 
 class RequestRecord(BaseModel):
@@ -256,6 +263,8 @@ class _SqliteBackend:
 
     shared = False
     now_epoch = "((julianday('now') - 2440587.5) * 86400.0)"
+    same = "IS"  # NULL-safe equality (runs from before owners were recorded have none)
+    like = "LIKE"  # case-insensitive for ASCII already
 
     def __init__(self, path: Path) -> None:
         self._db = SqliteDatabase(path, _set_up)
@@ -321,6 +330,8 @@ class _PostgresBackend:
 
     shared = True
     now_epoch = "extract(epoch from clock_timestamp())::double precision"
+    same = "IS NOT DISTINCT FROM"
+    like = "ILIKE"  # as SQLite's LIKE: the runs filter ignores case
 
     def __init__(self, url: str) -> None:
         self._db = PostgresDatabase(url, SCHEMA, lock_name="runstore", migrate=_pg_migrate)
@@ -352,8 +363,10 @@ class _PostgresBackend:
 
 
 def _pg_migrate(db: Conn) -> None:
-    for table, column in ADDED_COLUMNS:
-        db.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column} TEXT")
+    for table, column in ADDED_COLUMNS:  # ALTER locks the table even when the column exists: ask first
+        if not db.execute("SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema()"
+                          " AND table_name=? AND column_name=?", (table, column)).fetchall():
+            db.execute(f"ALTER TABLE {table} ADD COLUMN {column} TEXT")
 
 
 class RunStore:
@@ -419,6 +432,13 @@ class RunStore:
     def update_run(self, run: RunRecord) -> None:
         self._driving()
         self._b.write(RUN_UPDATE, self._run_row(run))  # whoever updates a run (a resume, too) now drives it
+
+    def take_over(self, run_id: str, status: str) -> bool:
+        """A resume's claim on a paused or interrupted run: True for exactly one of several
+        (double clicks, replicas), which then drives it."""
+        self._driving()
+        return self._b.write("UPDATE runs SET status='running', updated_at=?, owner=? WHERE run_id=? AND status=?",
+                             (utcnow().isoformat(), OWNER, run_id, status)) == 1
 
     def finish_run(self, run: RunRecord, *, clear_vars: bool) -> None:
         """A run's end state, its `run_<status>` event, and (when it is over for good) its vars gone:
@@ -494,8 +514,7 @@ class RunStore:
         return [{"at": r["at"], "kind": r["kind"], "step_id": json.loads(r["step_id"]) if r["step_id"] else None,
                  "data": json.loads(r["data_json"]) if r["data_json"] else None} for r in rows]
 
-    @staticmethod
-    def _filters(status: str | None, user: str | None, surface: str | None, name: str | None,
+    def _filters(self, status: str | None, user: str | None, surface: str | None, name: str | None,
                  text: str | None, channel: str | None = None) -> tuple[str, list[Any]]:
         clauses, args = [], []
         for col, val in (("status", status), ('"user"', user), ("surface", surface), ("channel", channel)):
@@ -506,7 +525,7 @@ class RunStore:
             clauses.append("(rule = ? OR tool = ?)")
             args += [name, name]
         if text:
-            clauses.append("request_text LIKE ? ESCAPE '\\'")
+            clauses.append(f"request_text {self._b.like} ? ESCAPE '\\'")
             args.append("%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
         return (f"WHERE {' AND '.join(clauses)}" if clauses else ""), args
 
@@ -589,11 +608,12 @@ class RunStore:
             return []
         beats = {r[0]: float(r[1]) for r in self._b.read(f"SELECT owner, {self._b.now_epoch} - beat_at FROM leases")}
         ids = []
-        for run_id, owner in [(r[0], r[1]) for r in runs if not owner_alive(r[1], beats, starting=starting)]:
+        dead = [(r[0], r[1]) for r in runs if not owner_alive(r[1], beats, starting=starting, shared=self.shared)]
+        for run_id, owner in dead:
             at = utcnow().isoformat()
             with self._b.transaction() as db:  # first replica to flip it owns the announcement
-                if db.execute(f"UPDATE runs SET status='interrupted', updated_at=? WHERE run_id=? AND owner=?"
-                              f" AND status IN {IN_FLIGHT}", (at, run_id, owner)).rowcount != 1:  # noqa: S608
+                if db.execute(f"UPDATE runs SET status='interrupted', updated_at=? WHERE run_id=? AND owner {self._b.same}"
+                              f" ? AND status IN {IN_FLIGHT}", (at, run_id, owner)).rowcount != 1:  # noqa: S608
                     continue
                 db.execute("UPDATE steps SET status='interrupted' WHERE run_id=? AND status='running'", (run_id,))
                 db.execute("INSERT INTO events(run_id, at, kind, data_json) VALUES (?,?,'interrupted',?)",

@@ -43,7 +43,8 @@ def env_var_allowed(name: str, allowed: list[str]) -> bool:
 class Settings(BaseSettings):
     """Environment variables `DATASMITH_*`; CLI flags override by passing keyword arguments."""
 
-    model_config = SettingsConfigDict(env_prefix="DATASMITH_", extra="ignore")
+    # hide_input_in_errors: a rejected DATASMITH_DATABASE_URL (or key) must not print its password
+    model_config = SettingsConfigDict(env_prefix="DATASMITH_", extra="ignore", hide_input_in_errors=True)
 
     # Packs: folders of packs or pack folders, `os.pathsep`-separated in the environment.
     knowledge: Annotated[list[Path], NoDecode] = Field(default_factory=lambda: [BUNDLED_KNOWLEDGE])

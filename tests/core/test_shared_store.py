@@ -259,3 +259,31 @@ def test_a_token_s_bucket_is_shared_by_the_replicas(pg_url: str) -> None:
     finally:
         a.close()
         b.close()
+
+
+def test_runs_left_without_an_owner_by_an_old_version_are_recovered(tmp_path: Path) -> None:
+    store = RunStore(tmp_path / "runs.sqlite3")
+    try:
+        ids = _foreign_runs(store, 1, "x")
+        store._b.write("UPDATE runs SET owner=NULL")  # noqa: SLF001 - as a store from before owners were kept
+        assert store.recover() == ids and store.get(ids[0]).status == "interrupted"
+    finally:
+        store.close()
+
+
+def test_of_two_resumes_of_one_run_exactly_one_takes_it(pg_url: str) -> None:
+    a, b = RunStore(pg_url), RunStore(pg_url)
+    try:
+        (run_id,) = _foreign_runs(a, 1, "gone:1")
+        a._b.write("UPDATE runs SET status='interrupted'")  # noqa: SLF001
+        assert sorted([a.take_over(run_id, "interrupted"), b.take_over(run_id, "interrupted")]) == [False, True]
+        assert a.get(run_id).status == "running"
+    finally:
+        a.close()
+        b.close()
+
+
+def test_a_rejected_database_url_never_prints_its_password() -> None:
+    with pytest.raises(ValueError) as err:
+        Settings(database_url="postgresql+psycopg://app:S3cretPw@db/x")
+    assert "S3cretPw" not in str(err.value)
