@@ -92,8 +92,8 @@ STEP_ENDED = ("UPDATE steps SET status=?, attempts=?, output_json=?, error_json=
 # a pid check says whether a driver lives, across replicas only its lease can.
 REPLICA = os.environ.get("DATASMITH_REPLICA") or socket.gethostname()
 # the token tells this process from an earlier one with the same name and pid (pid 1 in containers)
-OWNER = f"{REPLICA}:{os.getpid()}:{secrets.token_hex(4)}"
-_OWNER = re.compile(r"(?P<name>.*):(?P<pid>\d+)(?::[0-9a-f]+)?")
+OWNER = f"{REPLICA}:{os.getpid()}:t{secrets.token_hex(4)}"  # "t": a token of digits is never read as the pid
+_OWNER = re.compile(r"(?P<name>.*):(?P<pid>\d+)(?::t[0-9a-f]+)?")
 LEASE_BEAT_S = 3.0  # a process driving runs on a shared database beats this often
 LEASE_STALE_S = 15.0  # ... and is taken for dead after this long without a beat (4 beats missed)
 log = logging.getLogger("datasmith")

@@ -287,3 +287,10 @@ def test_a_rejected_database_url_never_prints_its_password() -> None:
     with pytest.raises(ValueError) as err:
         Settings(database_url="postgresql+psycopg://app:S3cretPw@db/x")
     assert "S3cretPw" not in str(err.value)
+
+
+def test_an_owner_whose_token_is_all_digits_is_still_read_by_its_pid() -> None:
+    from core.runstore import owner_alive
+    me = os.getppid()  # a live process on this machine that is not this one
+    assert owner_alive(f"elsewhere:{me}:t12345678", {}, starting=True, shared=False)
+    assert not owner_alive(f"elsewhere:{os.getpid()}:t00000000", {}, starting=True, shared=False)  # a predecessor
