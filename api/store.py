@@ -12,11 +12,10 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, Literal
 
-from core.database import Database, PostgresDatabase, SqliteDatabase, is_postgres
+from core.database import PG_NOW, Database, open_database
 from core.models import utcnow
 
 KEEP = timedelta(hours=24)
-PG_NOW = "extract(epoch from clock_timestamp())::double precision"
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS idempotency (
@@ -48,8 +47,7 @@ class Claim:
 
 class ApiStore:
     def __init__(self, target: Path | str) -> None:
-        self._db: Database = (PostgresDatabase(str(target), SCHEMA, lock_name="api") if is_postgres(str(target))
-                              else SqliteDatabase(Path(target), _set_up))
+        self._db: Database = open_database(target, SCHEMA, _set_up, lock_name="api")
         self.expire()
 
     @property

@@ -16,7 +16,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.database import Database, PostgresDatabase, SqliteDatabase, is_postgres
+from core.database import Database, open_database
 from core.models import Plan, Request
 
 SCHEMA = """
@@ -51,8 +51,7 @@ def _set_up(db: sqlite3.Connection) -> None:
 
 class BotMemory:
     def __init__(self, target: Path | str) -> None:
-        self._db: Database = (PostgresDatabase(str(target), SCHEMA, lock_name="bot") if is_postgres(str(target))
-                              else SqliteDatabase(Path(target), _set_up))
+        self._db: Database = open_database(target, SCHEMA, _set_up, lock_name="bot")
         now = time.time()
         self._db.execute("DELETE FROM seen WHERE at < ?", (now - SEEN_TTL_S,))
         self._db.execute("DELETE FROM pending WHERE at < ?", (now - PENDING_TTL_S,))

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 POOL_MAX = 16  # per process and URL; a replica rarely has more than a few statements in flight
+PG_NOW = "extract(epoch from clock_timestamp())::double precision"  # the database's clock, in seconds
 
 
 def is_postgres(url: str | None) -> bool:
@@ -97,14 +98,19 @@ class SqliteDatabase:
     def transaction(self, *, immediate: bool = False) -> Iterator[sqlite3.Connection]:
         """Committed when the block ends, rolled back if it raises. IMMEDIATE where the block reads
         before it writes (another process cannot write in between)."""
-        with self.lock:
-            self.conn.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
-            try:
-                yield self.conn
-            except BaseException:
-                self.conn.execute("ROLLBACK")
-                raise
-            self.conn.execute("COMMIT")
+        with self.lock, self.begun(immediate=immediate) as conn:
+            yield conn
+
+    @contextmanager
+    def begun(self, *, immediate: bool = False) -> Iterator[sqlite3.Connection]:
+        """`transaction` for a caller that already holds the lock."""
+        self.conn.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
+        try:
+            yield self.conn
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
 
     def close(self) -> None:
         with self.lock:
@@ -265,3 +271,12 @@ def _complete(db: _PgConn, statements: list[str]) -> bool:
 def _statements(script: str) -> list[str]:
     lines = [line for line in script.splitlines() if not line.lstrip().startswith("--")]
     return [s.strip() for s in "\n".join(lines).split(";") if s.strip()]
+
+
+def open_database(target: Path | str, schema: str, setup: Callable[[sqlite3.Connection], None], *,
+                  lock_name: str) -> Database:
+    """A store's database: the shared PostgreSQL for a postgresql:// URL, else its SQLite file
+    (`setup` runs there; PostgreSQL gets `schema` in its own words)."""
+    if is_postgres(str(target)):
+        return PostgresDatabase(str(target), schema, lock_name=lock_name)
+    return SqliteDatabase(Path(target), setup)

@@ -27,7 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from core.database import Conn, PostgresDatabase, SqliteDatabase, is_postgres
+from core.database import PG_NOW, Conn, PostgresDatabase, SqliteDatabase, is_postgres
 from core.errors import RUN_NOT_FOUND, InputError
 from core.models import ErrorInfo, Plan, Request, RunRecord, StepId, StepRun, utcnow
 from core.store_upkeep import BACKSTOP_PAGES, StoreUpkeep
@@ -272,17 +272,10 @@ class _SqliteBackend:
 
     def _fold_pending(self) -> int:
         """Under the lock, outside a transaction: fold what the journal holds (usually nothing)."""
-        conn = self._db.conn
-        if conn.execute("SELECT 1 FROM journal LIMIT 1").fetchone() is None:
+        if self._db.conn.execute("SELECT 1 FROM journal LIMIT 1").fetchone() is None:
             return 0
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            n = _fold(conn)
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
-        return n
+        with self._db.begun(immediate=True) as conn:
+            return _fold(conn)
 
     def fold(self) -> int:
         with self._db.lock:
@@ -329,7 +322,7 @@ class _PostgresBackend:
     """A database shared by replicas: every change is applied at once, in its own transaction."""
 
     shared = True
-    now_epoch = "extract(epoch from clock_timestamp())::double precision"
+    now_epoch = PG_NOW
     same = "IS NOT DISTINCT FROM"
     like = "ILIKE"  # as SQLite's LIKE: the runs filter ignores case
 
@@ -380,10 +373,6 @@ class RunStore:
         self.shared = self._b.shared
         self._beat: Heartbeat | None = None
         self._beat_lock = threading.Lock()
-
-    @classmethod
-    def open(cls, database_url: str | None, default_path: Path) -> RunStore:
-        return cls(database_url if is_postgres(database_url) else default_path)
 
     def close(self) -> None:
         if self._beat is not None:
