@@ -129,6 +129,7 @@ def least_action(best: Candidate, ranked: list[Candidate], steps_of: dict[str, s
         return best
     mine = steps_of.get(best.name, set())
     fits = [c for c in ranked if c.kind == "tool" and c.name in mine and c.cov >= best.cov - 1e-9
+            and c.core >= best.core - 1e-9  # the recipe's own words say no more of what is asked
             and c.plan is not None and len(c.plan.missing) <= len(best.plan.missing)]
     return max(fits, key=lambda c: c.score, default=best)
 
@@ -162,6 +163,38 @@ def fuller(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str
                  and best.score - c.score < CLOSE), best)
 
 
+def sufficient(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str]]) -> Candidate:
+    """The mirror of `fuller`: a recipe no trigger or state named, that would still have to ask for
+    a value, gives way to one of its own steps that takes every value the request states and needs
+    nothing more — "E100234 的月薪从 2024-07-01 起调整为 25000 元" is the salary change itself, not the
+    transfer recipe (which would ask for a new department) that changes the salary on the way."""
+    if best.kind != "rule" or best.strong or best.fill >= 1.0 or best.assignment is None:
+        return best
+    stated = {(f.start, f.end) for f in best.assignment.values.values()}
+    return next((c for c in ranked if related(best, c, steps_of) and c.fill >= 1.0 and c.writes == best.writes
+                 and not c.ignores and c.assignment is not None
+                 and stated <= {(f.start, f.end) for f in c.assignment.values.values()}
+                 and c.score >= (WRITE_MIN if c.writes else READ_MIN)), best)
+
+
+def named_recipe(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str]]) -> Candidate:
+    """A request that says one of a recipe's trigger phrases asks for that recipe, not for one of its
+    own steps alone (the spec: a single tool is planned when no rule matches) — when the recipe takes
+    what the request states as well and needs no more values."""
+    if best.kind != "tool" or best.strong or best.plan is None:
+        return best  # a near-verbatim example of the tool itself says it is the tool
+    return next((c for c in ranked if related(best, c, steps_of) and c.trigger >= 1.0 and c.fill >= best.fill
+                 and len(c.ignores) <= len(best.ignores) and c.score >= (WRITE_MIN if c.writes else READ_MIN)
+                 and _goes_on_from(c, best.name)), best)
+
+
+def _goes_on_from(c: Candidate, tool: str) -> bool:
+    """The recipe's plan starts with the tool and goes on from it: "订单O100000009申请仅退款" is about
+    an order that exists, and a recipe that would pay for it first is not what was asked."""
+    ran = [s for s in c.plan.steps if s.skipped is None] if c.plan is not None else []
+    return len(ran) > 1 and ran[0].tool_name == tool
+
+
 def _stated(c: Candidate) -> int:
     """Values the request states in a shape the candidate's parameters declare (pattern, format)."""
     values = c.assignment.values.values() if c.assignment else []
@@ -183,7 +216,7 @@ def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decisi
         words = sorted({w for c in candidates for w in c.destroys})
         return Decision("no_match", None, reason=f"nothing here does {', '.join(words)}" if words else "no candidate")
     best = wanted_change(looked_up(least_action(ranked[0], ranked, steps_of), ranked), ranked)
-    best = fuller(best, ranked, steps_of)
+    best = named_recipe(sufficient(fuller(best, ranked, steps_of), ranked, steps_of), ranked, steps_of)
     if best.cov < COV_MIN and not best.strong:
         return Decision("no_match", None, reason=f"the request is mostly unexplained (coverage {best.cov:.2f})")
     bar = WRITE_MIN if best.writes else READ_MIN

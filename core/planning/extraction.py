@@ -39,6 +39,7 @@ NEGATIONS_ZH = "不没无别非免勿"
 NEGATIONS_EN = frozenset({"no", "not", "don't", "dont", "without", "non", "never", "skip", "w/o"})
 _BOOL_STRIP = re.compile(r"^(?:是否|要不要|是不是|whether(?: to)?|if|is|has|use)\s*|[(（].*?[)）]|\s*[?？]$", re.I)
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
+_NUMERIC_DATE = re.compile(r"[\d\s./:：年月日号-]+")
 IMPLIED_FORMAT = (("email", "email"), ("mail", "email"), ("date", "date"), ("url", "uri"), ("uri", "uri"))
 
 
@@ -94,6 +95,10 @@ def rule_slots(rule: RuleSpec, kn: Knowledge) -> list[Slot]:
             if tool.tool_name not in slot.owners:
                 slot.owners.append(tool.tool_name)
     return list(slots.values())
+
+
+def _strictly_inside(found: Found, span: Span) -> bool:
+    return span.start <= found.start and found.end <= span.end and (span.start, span.end) != (found.start, found.end)
 
 
 def _implied(param: ParamSpec) -> ParamSpec:
@@ -196,10 +201,12 @@ class Extractor:
         out: list[Found] = []
         named = any(p.name == slot.name for _, p in slot.params)
         typed = [sp for sp in spans if sp.kind in ("email", "url", "id", "quoted")]
+        # written-out dates and times ("2024-07-01", "7月1日"), not relative ones ("in 5 days" holds a number)
+        when = [sp for sp in spans if sp.kind in ("date", "month", "time") and _NUMERIC_DATE.fullmatch(sp.text)]
         for tool, param in slot.params:
             found = [f for f in self._explicit(text, tool, param)  # not the "uk" of an email's ".co.uk"
-                     if f.how != "enum" or not any(sp.start <= f.start and f.end <= sp.end
-                                                   and (sp.start, sp.end) != (f.start, f.end) for sp in typed)]
+                     if (f.how != "enum" or not any(_strictly_inside(f, sp) for sp in typed))
+                     and not any(_strictly_inside(f, sp) for sp in when)]  # not the 2024 of 2024-07-01
             if named and param.name != slot.name:
                 # another step's parameter fed by this name ("warehouse" for "from_warehouse"): its
                 # pattern is about its own name, so it only hints

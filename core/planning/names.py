@@ -26,7 +26,7 @@ _EN_NAME = re.compile(r"(?<![A-Za-z.])((?:[A-Z][a-z]+|[A-Z]\.)(?:\s+(?:[A-Z][a-z
 _CJK = re.compile(r"[\u3400-\u9fff]")
 # Characters that end a name when they follow it (function words, verbs of asking).
 _AFTER = frozenset("的还在是要想有和跟与给帮请把被让先再也都就已又着了呢吗吧啊，,。"
-                   "提办报补申查看做开交转调加涨离入休来去走用说问等")  # and verbs that follow a name
+                   "提办报补申查看做开交转调加涨离入休来去走用说问等从到对向替")  # and verbs that follow a name
 _WEEKDAY = re.compile(r"^周[一二三四五六日天末]")
 _TIME_WORDS = ("今年", "去年", "明年", "今天", "明天", "昨天", "后天", "本月", "上月", "下月", "这周", "下周", "上周",
                "本周", "这个月", "下个月", "上个月", "最近")

@@ -190,8 +190,10 @@ class RulePlanner:
             c.core = self.voc.core.coverage(content, key)
             c.mass = self.voc.lexicon.mass(content, key)
             heard = used + assignment.refused_at  # a value refused is asked about, not ignored
+            said = [re.sub(r"\s+", "", str(f.value)) for f in assignment.values.values() if isinstance(f.value, str)]
             c.ignores = [s.text for s in spans if s.kind != "number" or s.unit
-                         if not any(s.start < e2 and s2 < s.end for s2, e2 in heard)]
+                         if not any(s.start < e2 and s2 < s.end for s2, e2 in heard)
+                         and not _restated(s.text, said)]
             c.plan = self._plan_candidate(c, text, request, assignment, {}, None, lang)
             c.fill = 1 / (1 + len(c.plan.missing))
             c.content = content
@@ -237,8 +239,10 @@ class RulePlanner:
     def _single_action(best: Candidate, candidates: list[Candidate]) -> Candidate:
         """A rule cut down to one step because the request names the entity its other steps would
         make, chosen without its trigger phrase, is that step's tool: "取消订单O100000123" cancels that
-        order; it is not the cancel-an-unpaid-order recipe."""
-        if best.kind != "rule" or best.trigger > 0 or best.plan is None:
+        order; it is not the cancel-an-unpaid-order recipe. Named by its trigger, it is still the
+        recipe — unless the tool takes more of what the request states ("请假单 QJ2024 驳回": the
+        recipe's approval step fixes its decision to approve; the request says reject)."""
+        if best.kind != "rule" or best.plan is None:
             return best
         steps = [s for s in best.plan.steps if s.skipped is None]
         if len(steps) != 1 or not any(n.startswith("dropped") for n in best.plan.notes):
@@ -246,7 +250,7 @@ class RulePlanner:
         tool = next((c for c in candidates if c.kind == "tool" and c.name == steps[0].tool_name), None)
         if tool is None or tool.plan is None or len(tool.plan.missing) > len(best.plan.missing) or tool.lex < best.lex:
             return best  # the recipe's own example says it better than the tool's
-        return tool
+        return tool if best.trigger == 0 or tool.fit > best.fit else best
 
     def _keys(self, hits: Sequence[RetrievalHit] | None, triggered: set[str], text: str) -> list[str]:
         everything = [candidate_key("rule", r) for r in self.kn.rules] + [candidate_key("tool", t) for t in self.kn.tools]
@@ -614,6 +618,12 @@ def _value_part(span: Span) -> tuple[int, int]:
     if span.kind == "number" and span.unit and span.unit.isascii() and span.text.lower().endswith(span.unit):
         return span.start, span.end - len(span.unit)
     return span.start, span.end
+
+
+def _restated(text: str, values: list[str]) -> bool:
+    """A value said again inside a longer one the plan takes ("报销 6 月话费, 说明写“6月手机通讯费”")."""
+    compact = re.sub(r"\s+", "", text)
+    return len(compact) > 1 and any(compact in v and compact != v for v in values)
 
 
 def _mask(text: str, ranges: list[tuple[int, int]]) -> str:
