@@ -48,6 +48,7 @@ READ_MIN = 0.0      # a read plan needs at least this (more likely than "nothing
 WRITE_MIN = 0.5     # a plan that writes needs more evidence (1.6 times more likely than nothing)
 ASK_MIN = -1.0      # plausible: below the bar but worth offering as a choice
 CLOSE = 0.5         # two candidates this close (1.6 times as likely): ask which one is meant
+UNEXPLAINED = 0.2   # a rival explaining this much less of the request than a best that explains it all is no rival
 COV_MIN = 0.34      # most of the request unexplained by the best candidate: not ours
 WRITE_MASS = 0.5    # a write needs a telling word of its own (or a trigger, state, near-verbatim example)
 PINNED_MARGIN = 1.0  # ... or inputs pinned by the request, with every unrelated rival far behind (e ≈ 2.7×)
@@ -140,7 +141,8 @@ def looked_up(best: Candidate, ranked: list[Candidate]) -> Candidate:
     near-verbatim example)."""
     if not best.writes or best.intent >= 0 or best.strong:
         return best
-    return next((c for c in ranked if not c.writes and c.score >= ASK_MIN), best)
+    reads = [c for c in ranked if not c.writes and c.score >= ASK_MIN]
+    return max(reads, key=lambda c: c.cov, default=best)  # the read that explains the request ("the invoice")
 
 
 def wanted_change(best: Candidate, ranked: list[Candidate]) -> Candidate:
@@ -154,12 +156,14 @@ def wanted_change(best: Candidate, ranked: list[Candidate]) -> Candidate:
 def fuller(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str]]) -> Candidate:
     """Between a tool and a recipe of its own that score close, the one that takes every value the
     request states and needs nothing more: "欧阳晨还剩几天年假" is the recipe that finds 欧阳晨 first,
-    not the balance tool that would ask for an employee id."""
-    if best.fill >= 1.0 or best.strong or best.assignment is None:
+    not the balance tool that would ask for an employee id; "a 25% discount for anna@fjord.no" is the
+    recipe that finds her account, not the coupon tool that would leave her email unused."""
+    if (best.fill >= 1.0 and not best.ignores) or best.strong or best.assignment is None:
         return best
     taken = len(best.assignment.values)
     return next((c for c in ranked if related(best, c, steps_of) and c.fill >= 1.0 and c.writes == best.writes
                  and c.assignment is not None and len(c.assignment.values) > taken
+                 and len(c.ignores) < len(best.ignores) + (best.fill < 1.0)  # uses more of what is said
                  and best.score - c.score < CLOSE), best)
 
 
@@ -207,6 +211,12 @@ def outvalued(best: Candidate, rival: Candidate) -> bool:
     return best.fill >= 1.0 and _stated(best) > 0 and rival.fill < 1.0 and _stated(rival) == 0
 
 
+def unexplaining(best: Candidate, rival: Candidate) -> bool:
+    """The best explains every word of the request and the rival leaves a good part of it
+    unexplained ("look up the invoice for me": the account look-up knows no invoice)."""
+    return best.cov >= 0.99 and rival.cov < best.cov - UNEXPLAINED and not rival.strong
+
+
 def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decision:
     """Plan the best, ask between close or weak ones, or say nothing fits."""
     for c in candidates:
@@ -223,7 +233,7 @@ def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decisi
     rivals = [c for c in ranked if c is not best and not related(best, c, steps_of) and c.score >= ASK_MIN]
     # a rival the request's words oppose (a read, when they ask for a change) is no rival
     close = [c for c in rivals if best.score - c.score < CLOSE and not outvalued(best, c)
-             and not (c.intent < 0 < best.intent and not c.strong)]
+             and not (c.intent < 0 < best.intent and not c.strong) and not unexplaining(best, c)]
     if best.score >= bar or (best.strong and best.score >= ASK_MIN):
         if close and not best.strong:
             return Decision("ask", best, [best, *close[:2]], reason="two candidates are close")

@@ -151,7 +151,9 @@ class RulePlanner:
         enum_units, names = self._value_units(text, spans)
         units = [(s.start, s.end) for s in spans] + enum_units + names
         masked = self._without_remarks(_mask(text, [_value_part(s) for s in spans]), units)
-        alien = self.voc.lexicon.alien(self.voc.lexicon.request_tokens(_mask(masked, units)))
+        # enum words stay in: they are the knowledge's own words ("which account ..." is not off-domain
+        # because some parameter also has the value "account")
+        alien = self.voc.lexicon.alien(self.voc.lexicon.request_tokens(_mask(masked, units[:len(spans)] + names)))
         destroys = destructive(self._plain(text))
         asks = is_question(text)
         stated = {r for r in self.kn.rules if self.voc.state_hits(text, r)}  # rules whose state the text names
@@ -191,7 +193,7 @@ class RulePlanner:
             c.mass = self.voc.lexicon.mass(content, key)
             heard = used + assignment.refused_at  # a value refused is asked about, not ignored
             said = [re.sub(r"\s+", "", str(f.value)) for f in assignment.values.values() if isinstance(f.value, str)]
-            c.ignores = [s.text for s in spans if s.kind != "number" or s.unit
+            c.ignores = [s.text for s in spans if s.kind != "number"
                          if not any(s.start < e2 and s2 < s.end for s2, e2 in heard)
                          and not _restated(s.text, said)]
             c.plan = self._plan_candidate(c, text, request, assignment, {}, None, lang)
@@ -242,8 +244,8 @@ class RulePlanner:
         order; it is not the cancel-an-unpaid-order recipe. Named by its trigger, it is still the
         recipe — unless the tool takes more of what the request states ("请假单 QJ2024 驳回": the
         recipe's approval step fixes its decision to approve; the request says reject)."""
-        if best.kind != "rule" or best.plan is None:
-            return best
+        if best.kind != "rule" or best.state >= 1.0 or best.plan is None:
+            return best  # a named state is the recipe tailored to it ("提个假单,待审批状态")
         steps = [s for s in best.plan.steps if s.skipped is None]
         if len(steps) != 1 or not any(n.startswith("dropped") for n in best.plan.notes):
             return best  # one step left by a named state ("待支付") is still the recipe

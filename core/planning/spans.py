@@ -180,7 +180,7 @@ def _dates(text: str, today: date) -> list[Span]:
 
 MONTH = re.compile(rf"(?<!\d)(\d{{4}})\s*年\s*(\d{{1,2}})\s*月(?!\s*\d{{1,2}}\s*[日号])|(?<![\d-])(\d{{4}})[-/](\d{{1,2}})(?![-/\d])"
                    rf"|{_B}({_MONTH})\.?\s+(\d{{4}}){_E}", re.IGNORECASE)
-TIME = re.compile(r"(?<![\d:])([01]?\d|2[0-3])\s*[:：]\s*([0-5]\d)(?:\s*([ap])\.?m\.?)?(?![\d:A-Za-z])"
+TIME = re.compile(r"(?<![A-Za-z0-9_:])([01]?\d|2[0-3])\s*[:：]\s*([0-5]\d)(?:\s*([ap])\.?m\.?)?(?![\d:A-Za-z])"
                   r"|(?<![\d:A-Za-z])(1[0-2]|0?[1-9])\s*([ap])\.?m\.?(?![A-Za-z])", re.IGNORECASE)
 
 
