@@ -123,20 +123,24 @@ STAFF = {
         examples:
           - {user_query: E100001 请3天年假,2024-05-06 开始,批掉, extracted_params: {employee_id: E100001, leave_type: annual, days: 3, start_date: "2024-05-06"}}
         dag_definition:
-          - step_id: 1
+          - {step_id: 1, tool_name: find_employee, parameter_mapping: {name: {source: initial_query, value: name}}}
+          - step_id: 2
             tool_name: submit_leave
+            dependencies: [1]
             parameter_mapping:
-              employee_id: {source: initial_query, value: employee_id}
+              employee_id: {source: step_output, step_id: 1, value: employee_id}
               leave_type: {source: initial_query, value: leave_type}
               start_date: {source: initial_query, value: start_date}
               days: {source: initial_query, value: days}
-          - step_id: 2
+            reaches_state: {name: 待审批, aliases: [审批中, pending]}
+          - step_id: 3
             tool_name: approve_application
-            dependencies: [1]
+            dependencies: [2]
             parameter_mapping:
-              application_id: {source: step_output, step_id: 1, value: application_id}
+              application_id: {source: step_output, step_id: 2, value: application_id}
               decision: {source: constant, value: approve}
               approver_id: {source: defaults, value: approver_id}
+            reaches_state: {name: 已通过, aliases: [approved]}
     """,
     "rules/expense.yaml": """
         rule_name: expense_reimbursement
@@ -225,3 +229,11 @@ def test_a_value_said_again_inside_a_quoted_one_is_not_left_unused(planner: Rule
     p = plan(planner, "E100237 报销 6 月话费 ¥199,说明写“6月手机通讯费”,帮他报了")
     assert p.status == "planned" and p.rule == "expense_reimbursement", (p.status, p.notes, p.question)
     assert p.steps[0].arguments == {"employee_id": "E100237", "amount": 199, "description": "6月手机通讯费"}
+
+
+def test_a_named_state_keeps_the_recipe_cut_to_one_step(planner: RulePlanner) -> None:
+    """"E100239 …,待审批状态": the id drops the look-up and the state cuts after the submit step; the
+    plan is that one step, and still the recipe tailored (the spec's tailoring), not the submit tool."""
+    p = plan(planner, "给E100239提一条年假,2024-08-12开始,5天,待审批状态")
+    assert (p.status, p.rule, [s.tool_name for s in p.steps]) == ("planned", "leave_application", ["submit_leave"])
+    assert p.target_state == "待审批"

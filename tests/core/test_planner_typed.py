@@ -354,3 +354,24 @@ def test_no_pack_is_special_cased_in_core() -> None:
                 assert not any(n in node.value for n in names if len(n) > 3), (path, node.value)
             if isinstance(node, ast.Name):
                 assert node.id not in names, (path, node.id)
+
+
+# --- 7. reading what was asked: the read that explains it, values nothing needs ----------------------
+
+def test_a_look_up_asks_for_the_value_of_the_read_that_explains_it(planner: RulePlanner) -> None:
+    """"look up the invoice for me": the invoice read, asking for its number — not a choice between
+    it and an account look-up that knows no invoice."""
+    p = plan(planner, "look up the invoice for me")
+    assert (p.status, p.tool, p.missing, p.choices) == ("needs_input", "get_invoice", ["invoice_id"], [])
+
+
+def test_a_duration_said_as_context_does_not_block_the_write(planner: RulePlanner) -> None:
+    """"~2h of downtime" is why, not a value: the ticket is planned, not asked about."""
+    p = plan(planner, "we had ~2h of downtime, open an urgent ticket for acct_12")
+    assert p.status == "planned" and p.tool == "create_ticket", (p.status, p.notes)
+    assert p.steps[0].arguments["priority"] == "urgent" and p.steps[0].arguments["account_id"] == "acct_12"
+
+
+def test_a_time_nothing_takes_still_blocks_a_write(planner: RulePlanner, desk: Knowledge) -> None:
+    p = plan(planner, "cancel my 3pm with jane@acme.io")
+    assert p.status != "planned" and not writes(p, desk)

@@ -47,6 +47,8 @@ def spans(text: str) -> list[tuple[str, object, object]]:
                                   ("date", "2026-12-01", None)]),
     ("2024年5月的工资条, May 2024", [("month", "2024-05", None), ("month", "2024-05", None)]),
     ("18:30走的, cancel my 3pm", [("time", "18:30", None), ("time", "15:00", None)]),
+    ("3:30开会", [("time", "03:30", None)]),
+    ("on sub_Q9w8E7r6: 50% off", [("id", "sub_Q9w8E7r6", None), ("number", 50, "%")]),  # no 6:50 in an id
     ("asdfghjkl" * 40, []),  # no catastrophic backtracking on a long word
 ])
 def test_typed_spans(text: str, expected: list[tuple[str, object, object]]) -> None:
@@ -66,6 +68,7 @@ def test_chinese_numerals(text: str, value: int | None) -> None:
     ("张伟下周一开始请3天年假", ["张伟"]),
     ("帮忙看下欧阳晨今年 AL 还剩多少", ["欧阳晨"]),
     ("给欧阳晨提一个 sick leave", ["欧阳晨"]),
+    ("张伟从研发调到产品部", ["张伟"]),  # 从 ("from") ends the name
     ("这个假单驳回", []),          # 单 ends 假单 here, it is no surname
     ("支付宝付款", []),
 ])
