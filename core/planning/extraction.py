@@ -449,7 +449,8 @@ def _kind_fits(span: Span, param: ParamSpec) -> bool:
         return param.type in ("integer", "number") or (param.type == "string" and span.kind == "number")
     if span.kind == "date":
         return param.type == "string" and bool(re.search(r"date|day|time|日期|时间|日", f"{param.name} {param.description}"))
-    return span.kind == "id" and param.type == "string"
+    # an id is never a date, an email or a URL ("surrender PL2024000135": not the surrender_date)
+    return span.kind == "id" and param.type == "string" and "format" not in (_implied(param).model_extra or {})
 
 
 def _named_before(text: str, start: int, param: ParamSpec) -> bool:

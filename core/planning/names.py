@@ -28,6 +28,8 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 _AFTER = frozenset("的还在是要想有和跟与给帮请把被让先再也都就已又着了呢吗吧啊，,。"
                    "提办报补申查看做开交转调加涨离入休来去走用说问等从到对向替")  # and verbs that follow a name
 _WEEKDAY = re.compile(r"^周[一二三四五六日天末]")
+# What follows a verb that is also a surname (查一下, 查下) — never a given name.
+_NOT_GIVEN = frozenset({"一下", "下", "一个", "个", "一笔", "一张", "一份", "一单", "一条", "一次", "一遍", "一眼", "了", "过"})
 _TIME_WORDS = ("今年", "去年", "明年", "今天", "明天", "昨天", "后天", "本月", "上月", "下月", "这周", "下周", "上周",
                "本周", "这个月", "下个月", "上个月", "最近")
 
@@ -64,8 +66,8 @@ def person_names(text: str, is_own_word: Callable[[str], bool],
             name = text[i:end]
             if len(name) < surname_len + given or not all(_CJK.match(c) for c in name) or is_own_word(name):
                 break
-            if _WEEKDAY.match(name):
-                break  # 周一 is Monday, not Mr Zhou
+            if _WEEKDAY.match(name) or name[surname_len:] in _NOT_GIVEN:
+                break  # 周一 is Monday, not Mr Zhou; 查一下 is "have a look", not Mr Zha
             if breaks(end):
                 yield name, i, end
                 taken_until = end

@@ -69,6 +69,7 @@ def test_chinese_numerals(text: str, value: int | None) -> None:
     ("帮忙看下欧阳晨今年 AL 还剩多少", ["欧阳晨"]),
     ("给欧阳晨提一个 sick leave", ["欧阳晨"]),
     ("张伟从研发调到产品部", ["张伟"]),  # 从 ("from") ends the name
+    ("测试环境查一下PL2024000555", []),  # 查 is a surname; 查一下 is "have a look"
     ("这个假单驳回", []),          # 单 ends 假单 here, it is no surname
     ("支付宝付款", []),
 ])
@@ -88,3 +89,25 @@ def test_values_validate_against_every_schema_keyword() -> None:
     assert validate(0, quantity) is MISSING and validate("3", quantity) == 3 and validate(3.5, quantity) is MISSING
     assert "minimum of 1" in explain(0, quantity)
     assert validate("de", ParamSpec(name="country", enum=["DE", "FR"])) == "DE"  # enum matched case-insensitively
+
+
+def test_a_context_is_learnt_where_the_value_stands_alone() -> None:
+    """The example "给PL2024000123生成第2期续期应收" (period 2) teaches "第…期", not the 2 inside the
+    policy number; the two characters that frame a number find it in other wording."""
+    from core.models import Example
+    from core.planning.vocabulary import context_patterns
+
+    learnt = context_patterns(Example(user_query="给PL2024000123生成第2期续期应收", extracted_params={"period": 2}),
+                              "period")
+    found = {m.group(1) for p in learnt for m in [p.search("PL2024000888 续期缴费,第3期,走支付宝")] if m}
+    assert found == {"3"}
+
+
+def test_an_id_is_never_named_for_a_date_parameter() -> None:
+    """"surrender PL2024000135": the word before the id names surrender_date, but an id is no date."""
+    from core.planning.extraction import _kind_fits
+    from core.planning.spans import Span
+
+    span = Span(10, 22, "PL2024000135", "id", "PL2024000135")
+    assert not _kind_fits(span, ParamSpec(name="surrender_date", type="string", description="退保日期"))
+    assert _kind_fits(span, ParamSpec(name="policy_no", type="string", description="保单号"))
