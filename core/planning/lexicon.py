@@ -234,7 +234,8 @@ class Lexicon:
         if isinstance(word, Alias):
             return not word.alts.isdisjoint(words)
         parts = tokens(word) if not word.isascii() else [word]
-        return bool(parts) and all(p in words for p in parts if len(p) > 1 or p.isascii())
+        whole = [p for p in parts if len(p) > 1 or p.isascii()]
+        return bool(parts) and all(p in words for p in whole or parts)  # 删了 is 删: known only if 删 is
 
     def weight(self, token: str) -> float:
         if isinstance(token, Alias):

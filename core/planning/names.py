@@ -26,10 +26,11 @@ _EN_NAME = re.compile(r"(?<![A-Za-z.])((?:[A-Z][a-z]+|[A-Z]\.)(?:\s+(?:[A-Z][a-z
 _CJK = re.compile(r"[\u3400-\u9fff]")
 # Characters that end a name when they follow it (function words, verbs of asking).
 _AFTER = frozenset("的还在是要想有和跟与给帮请把被让先再也都就已又着了呢吗吧啊，,。"
-                   "提办报补申查看做开交转调加涨离入休来去走用说问等从到对向替")  # and verbs that follow a name
+                   "提办报补申查看做开交转调加涨离入休来去走用说问等从到对向替换改升降挪搬")  # and verbs that follow a name
 _WEEKDAY = re.compile(r"^周[一二三四五六日天末]")
 # What follows a verb that is also a surname (查一下, 查下) — never a given name.
 _NOT_GIVEN = frozenset({"一下", "下", "一个", "个", "一笔", "一张", "一份", "一单", "一条", "一次", "一遍", "一眼", "了", "过"})
+_PARTICLES = frozenset("的了吗呢吧啊着们")  # never in a given name (对应的 is not Mr Ying)
 _TIME_WORDS = ("今年", "去年", "明年", "今天", "明天", "昨天", "后天", "本月", "上月", "下月", "这周", "下周", "上周",
                "本周", "这个月", "下个月", "上个月", "最近")
 
@@ -66,7 +67,7 @@ def person_names(text: str, is_own_word: Callable[[str], bool],
             name = text[i:end]
             if len(name) < surname_len + given or not all(_CJK.match(c) for c in name) or is_own_word(name):
                 break
-            if _WEEKDAY.match(name) or name[surname_len:] in _NOT_GIVEN:
+            if _WEEKDAY.match(name) or name[surname_len:] in _NOT_GIVEN or _PARTICLES.intersection(name[surname_len:]):
                 break  # 周一 is Monday, not Mr Zhou; 查一下 is "have a look", not Mr Zha
             if breaks(end):
                 yield name, i, end

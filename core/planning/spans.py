@@ -58,6 +58,9 @@ EN_RELATIVE = re.compile(
 WEEKDAYS_CN = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 CN_RELATIVE = re.compile(r"(大后天|后天|明天|明日|今天|今日|昨天|昨日)|(下下|下|这|本|上)?(?:个)?(?:周|星期|礼拜)([一二三四五六日天])|"
                          r"(下个?月)(\d{1,2}|[一二三四五六七八九十]+)[号日]|(\d+|[一二两三四五六七八九十]+)天(?:后|之后|以后)")
+MONTH_END = re.compile(r"(下个?|这个?|本|上个?)?月底|(今年|明年)?年底|"
+                       r"(?i:\bend\s+of\s+(?:the\s+)?(next\s+|this\s+)?(month|year)\b)")
+_BETWEEN_DATES = re.compile(r"[\s,，(（]*")
 CURRENCY_SYMBOL = {"€": "EUR", "$": "USD", "£": "GBP", "¥": "CNY", "￥": "CNY"}
 ISO_CURRENCIES = ("USD EUR GBP CNY RMB JPY HKD TWD KRW SGD AUD CAD CHF SEK NOK DKK INR BRL MXN RUB ZAR NZD THB MYR "
                   "IDR PHP VND AED SAR TRY PLN CZK HUF ILS").split()
@@ -171,10 +174,38 @@ def _dates(text: str, today: date) -> list[Span]:
             year = int(m[3]) if m[3] else today.year
             if d := _safe_date(year, MONTHS[m[month_i].lower().rstrip(".")], int(m[day_i])):
                 out.append(Span(m.start(), m.end(), m[0], "date", d.isoformat()))
-    for pattern, resolve in ((EN_RELATIVE, _en_relative), (CN_RELATIVE, _cn_relative)):
+    written = len(out)
+    for pattern, resolve in ((EN_RELATIVE, _en_relative), (CN_RELATIVE, _cn_relative), (MONTH_END, _period_end)):
         for m in pattern.finditer(text):
             if d := resolve(m, today):
                 out.append(Span(m.start(), m.end(), m[0], "date", d.isoformat()))
+    return _restated_dates(text, out[:written], out[written:])
+
+
+def _period_end(m: re.Match[str], today: date) -> date | None:
+    """月底 / 下个月底 / 年底 / end of (next) month: the last day of that month or year."""
+    cn_month, cn_year, en_which, en_unit = m.groups()
+    following = cn_year == "明年" or (cn_month or "").startswith("下") or (en_which or "").strip().lower() == "next"
+    if m[0].endswith("年底") or (en_unit or "").lower() == "year":
+        return date(today.year + following, 12, 31)
+    offset = 1 if following else -1 if (cn_month or "").startswith("上") else 0
+    first = _add_months(today.replace(day=1), offset)
+    return first.replace(day=calendar.monthrange(first.year, first.month)[1])
+
+
+def _restated_dates(text: str, written: list[Span], relative: list[Span]) -> list[Span]:
+    """"这周六 2025-07-26", "tomorrow (Nov 24)": a relative date said beside a written one is the same
+    day said twice; the written date stands for both."""
+    out = list(written)
+    for r in relative:
+        beside = next((w for w in written if _BETWEEN_DATES.fullmatch(text[r.end:w.start])
+                       or _BETWEEN_DATES.fullmatch(text[w.end:r.start])), None)
+        if beside is None or beside not in out:
+            out.append(r)
+            continue
+        out.remove(beside)
+        start, end = min(r.start, beside.start), max(r.end, beside.end)
+        out.append(Span(start, end, text[start:end], "date", beside.value))
     return out
 
 

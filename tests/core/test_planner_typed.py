@@ -191,7 +191,8 @@ def test_a_relative_date_reaches_a_date_parameter_resolved(planner: RulePlanner)
 # --- 2. off-domain requests, destructive or not, are no_match ---------------------------------------
 
 @pytest.mark.parametrize("text", ["change the logo for it@hooli.com", "delete the account of it@hooli.com",
-                                  "wipe acct_12", "what's the weather in Paris", "注销账号 jane@acme.io"])
+                                  "wipe acct_12", "what's the weather in Paris", "注销账号 jane@acme.io",
+                                  "邮箱jane@acme.io对应的账号删了吧"])
 def test_off_domain_is_no_match_and_never_a_write(planner: RulePlanner, text: str) -> None:
     p = plan(planner, text)
     assert p.status == "no_match", (text, p.status, p.rule or p.tool)
@@ -375,3 +376,13 @@ def test_a_duration_said_as_context_does_not_block_the_write(planner: RulePlanne
 def test_a_time_nothing_takes_still_blocks_a_write(planner: RulePlanner, desk: Knowledge) -> None:
     p = plan(planner, "cancel my 3pm with jane@acme.io")
     assert p.status != "planned" and not writes(p, desk)
+
+
+def test_a_destructive_word_of_one_character_is_known_only_where_that_character_is() -> None:
+    """删了 reduces to 删: a create-customer tool does not know it (it did, by an empty check, and so
+    "…对应的客户删了吧" was read as creating a customer); a delete tool does."""
+    from core.planning.lexicon import Lexicon
+
+    lexicon = Lexicon({"tool:create": ["创建客户 邮箱"], "tool:delete": ["删除客户"]})
+    assert not lexicon.knows("tool:create", "删了")
+    assert lexicon.knows("tool:delete", "删了")

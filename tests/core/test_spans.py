@@ -45,6 +45,10 @@ def spans(text: str) -> list[tuple[str, object, object]]:
     ("明天 下周一 上周五 3天后 下个月1号", [("date", "2026-11-24", None), ("date", "2026-11-30", None),
                                   ("date", "2026-11-20", None), ("date", "2026-11-26", None),
                                   ("date", "2026-12-01", None)]),
+    ("月底离职, 下个月底, 年底", [("date", "2026-11-30", None), ("date", "2026-12-31", None),
+                              ("date", "2026-12-31", None)]),
+    ("until end of month", [("date", "2026-11-30", None)]),
+    ("这周六 2025-07-26 加班", [("date", "2025-07-26", None)]),  # one day said twice: the written date
     ("2024年5月的工资条, May 2024", [("month", "2024-05", None), ("month", "2024-05", None)]),
     ("18:30走的, cancel my 3pm", [("time", "18:30", None), ("time", "15:00", None)]),
     ("3:30开会", [("time", "03:30", None)]),
@@ -69,7 +73,9 @@ def test_chinese_numerals(text: str, value: int | None) -> None:
     ("帮忙看下欧阳晨今年 AL 还剩多少", ["欧阳晨"]),
     ("给欧阳晨提一个 sick leave", ["欧阳晨"]),
     ("张伟从研发调到产品部", ["张伟"]),  # 从 ("from") ends the name
-    ("测试环境查一下PL2024000555", []),  # 查 is a surname; 查一下 is "have a look"
+    ("测试环境查一下PL2024000555", []),
+    ("司马青换到 R&D", ["司马青"]),        # 换 ("move to") ends the name
+    ("邮箱a@b.cn对应的客户", []),          # 应 is a surname, but 的 is never a given name  # 查 is a surname; 查一下 is "have a look"
     ("这个假单驳回", []),          # 单 ends 假单 here, it is no surname
     ("支付宝付款", []),
 ])
