@@ -229,6 +229,11 @@ def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decisi
     best = named_recipe(sufficient(fuller(best, ranked, steps_of), ranked, steps_of), ranked, steps_of)
     if best.cov < COV_MIN and not best.strong:
         return Decision("no_match", None, reason=f"the request is mostly unexplained (coverage {best.cov:.2f})")
+    foreign = set(best.ignores).intersection(*(c.ignores for c in candidates))
+    if foreign and best.writes and not (best.trigger >= 1.0 or best.state >= 1.0 or best.verbatim > 0):
+        # "cancel my 3pm with dana@…", "reset 2FA for admin@…": a value nothing here takes says the
+        # request is about something else; the part that fits is no reason to ask about a write
+        return Decision("no_match", None, reason=f"nothing here takes {', '.join(sorted(foreign))}")
     bar = WRITE_MIN if best.writes else READ_MIN
     rivals = [c for c in ranked if c is not best and not related(best, c, steps_of) and c.score >= ASK_MIN]
     # a rival the request's words oppose (a read, when they ask for a change) is no rival
