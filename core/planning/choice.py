@@ -199,6 +199,16 @@ def _goes_on_from(c: Candidate, tool: str) -> bool:
     return len(ran) > 1 and ran[0].tool_name == tool
 
 
+def fitter(best: Candidate, ranked: list[Candidate]) -> Candidate:
+    """Of two candidates that score close, the one that takes more of the values the request states
+    and needs no more: "get dana@… off their trial and onto yearly billing, they'll use a bank
+    transfer" converts the trial (it takes the payment method too), not the lifecycle that stops at
+    a trial."""
+    return max((c for c in ranked if best.score - c.score < CLOSE and c.writes == best.writes
+                and c.fit > best.fit + 1e-9 and c.fill >= best.fill and len(c.ignores) <= len(best.ignores)),
+               key=lambda c: (c.fit, c.score), default=best)
+
+
 def _stated(c: Candidate) -> int:
     """Values the request states in a shape the candidate's parameters declare (pattern, format)."""
     values = c.assignment.values.values() if c.assignment else []
@@ -227,6 +237,7 @@ def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decisi
         return Decision("no_match", None, reason=f"nothing here does {', '.join(words)}" if words else "no candidate")
     best = wanted_change(looked_up(least_action(ranked[0], ranked, steps_of), ranked), ranked)
     best = named_recipe(sufficient(fuller(best, ranked, steps_of), ranked, steps_of), ranked, steps_of)
+    best = fitter(best, ranked)
     if best.cov < COV_MIN and not best.strong:
         return Decision("no_match", None, reason=f"the request is mostly unexplained (coverage {best.cov:.2f})")
     foreign = set(best.ignores).intersection(*(c.ignores for c in candidates))

@@ -237,3 +237,15 @@ def test_a_named_state_keeps_the_recipe_cut_to_one_step(planner: RulePlanner) ->
     p = plan(planner, "给E100239提一条年假,2024-08-12开始,5天,待审批状态")
     assert (p.status, p.rule, [s.tool_name for s in p.steps]) == ("planned", "leave_application", ["submit_leave"])
     assert p.target_state == "待审批"
+
+
+def test_of_two_close_candidates_the_one_taking_more_stated_values_wins() -> None:
+    """Pure choice: the lifecycle that stops at a trial scores a little higher, but the conversion
+    takes the payment method the request states too — it is the one meant."""
+    from core.planning.choice import Candidate, fitter
+
+    lifecycle = Candidate("rule", "subscription_lifecycle", writes=True, fit=0.71, fill=1.0, score=-0.08)
+    convert = Candidate("rule", "convert_trial_to_paid", writes=True, fit=1.0, fill=1.0, score=-0.27)
+    far = Candidate("rule", "far", writes=True, fit=1.0, fill=1.0, score=-2.0)
+    assert fitter(lifecycle, [lifecycle, convert, far]) is convert
+    assert fitter(lifecycle, [lifecycle, far]) is lifecycle  # not close: the score decides
