@@ -76,6 +76,9 @@ class Candidate:
     content: list[str] = field(default_factory=list)  # the request's words it was scored on
     destroys: list[str] = field(default_factory=list)  # destructive words of the request it does not know
     ignores: list[str] = field(default_factory=list)  # values the request states that its plan would not use
+    # Request words (not single characters) each of its tools knows: which steps the request speaks of
+    spoken: dict[str, frozenset[str]] = field(default_factory=dict)
+    leaves: int = 0  # clauses of the request (with words the knowledge knows) it knows no word of
     asks: bool = False  # the request is put as a question ("?", 吗, 有没有...)
     assignment: Assignment | None = None
     plan: Plan | None = None
@@ -176,7 +179,7 @@ def sufficient(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set
         return best
     stated = {(f.start, f.end) for f in best.assignment.values.values()}
     return next((c for c in ranked if related(best, c, steps_of) and c.fill >= 1.0 and c.writes == best.writes
-                 and not c.ignores and c.assignment is not None
+                 and not c.ignores and c.assignment is not None and not _spoken_beside(best, c.name)
                  and stated <= {(f.start, f.end) for f in c.assignment.values.values()}
                  and c.score >= (WRITE_MIN if c.writes else READ_MIN)), best)
 
@@ -209,6 +212,36 @@ def fitter(best: Candidate, ranked: list[Candidate]) -> Candidate:
                key=lambda c: (c.fit, c.score), default=best)
 
 
+def _spoken_beside(rule: Candidate, tool: str) -> frozenset[str]:
+    """Request words the recipe's other steps know and this step does not: the request asks for more
+    than this step ("绩效评良好,顺便调个薪" speaks of the raise as well as the review)."""
+    others = frozenset().union(*(words for name, words in rule.spoken.items() if name != tool))
+    return others - rule.spoken.get(tool, frozenset())
+
+
+def covering(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str]]) -> Candidate:
+    """A write that would leave a whole clause of the request undone ("HR10500 2024Q3绩效评良好,顺便调个薪":
+    the review tool knows nothing of the raise) is not run on the part it understood: a recipe of its
+    own that also does that part is what was asked (it asks for what that part still needs)."""
+    if not best.writes or not best.leaves or best.strong:
+        return best
+    return next((c for c in ranked if related(best, c, steps_of) and c.leaves < best.leaves
+                 and c.score >= ASK_MIN and len(c.ignores) <= len(best.ignores)), best)
+
+
+def unrun(best: Candidate, ranked: list[Candidate]) -> Candidate:
+    """A recipe whose steps that will run know none of the request's words, while a step it skips
+    does ("给HR10086调个薪": the confirmation recipe would skip its raise and confirm instead), does
+    not do what was asked: that step's own tool is."""
+    if best.kind != "rule" or best.trigger >= 1.0 or best.plan is None:
+        return best
+    ran = {s.tool_name for s in best.plan.steps if s.skipped is None}
+    if any(words for name, words in best.spoken.items() if name in ran):
+        return best
+    asked = [name for name, words in best.spoken.items() if words and name not in ran]
+    return next((c for c in ranked if c.kind == "tool" and c.name in asked and c.score >= ASK_MIN), best)
+
+
 def _stated(c: Candidate) -> int:
     """Values the request states in a shape the candidate's parameters declare (pattern, format)."""
     values = c.assignment.values.values() if c.assignment else []
@@ -235,9 +268,9 @@ def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decisi
     if not ranked:
         words = sorted({w for c in candidates for w in c.destroys})
         return Decision("no_match", None, reason=f"nothing here does {', '.join(words)}" if words else "no candidate")
-    best = wanted_change(looked_up(least_action(ranked[0], ranked, steps_of), ranked), ranked)
+    best = wanted_change(looked_up(least_action(unrun(ranked[0], ranked), ranked, steps_of), ranked), ranked)
     best = named_recipe(sufficient(fuller(best, ranked, steps_of), ranked, steps_of), ranked, steps_of)
-    best = fitter(best, ranked)
+    best = covering(fitter(best, ranked), ranked, steps_of)
     if best.cov < COV_MIN and not best.strong:
         return Decision("no_match", None, reason=f"the request is mostly unexplained (coverage {best.cov:.2f})")
     foreign = set(best.ignores).intersection(*(c.ignores for c in candidates))

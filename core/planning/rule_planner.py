@@ -41,7 +41,8 @@ from core.planning.vocabulary import Vocabulary, candidate_key, shape_fits
 
 ALL_CANDIDATES = 120  # a knowledge this small is scored whole; a larger one by what retrieval found
 LOOSE_TRIGGER = 0.6  # a trigger phrase found with one gap in it
-LOOSE_STATE = 0.6  # a state named by another form of its word  # a knowledge this small is scored whole; a larger one by what retrieval found
+TELLING = 0.5  # a word this rare (share of the rarest word's idf) says what a clause of the request is about
+LOOSE_STATE = 0.6  # a state named by another form of its word
 _PICK = re.compile(r"^\s*(?:#|no\.?|第|option\s*)?\s*(\d{1,2})\s*(?:个|号|st|nd|rd|th)?\s*[.)。!！]?\s*$", re.I)
 _REPLY_FILLER = re.compile(r"^(?:it'?s|it is|is|=|:|是|为|就是|用)\s*|[。.!！]+$", re.I)
 
@@ -161,6 +162,7 @@ class RulePlanner:
         stem_set = set(stems)
         memo: dict[object, object] = {}  # slot candidates, shared by the candidates of this request
         loosely = {r for r in self.kn.rules if r not in stated and self.voc.loose_state_hits(stems, r)}
+        clauses = self._clause_words(masked)
         out = []
         for key in keys:
             kind, _, name = key.partition(":")
@@ -199,6 +201,10 @@ class RulePlanner:
             c.plan = self._plan_candidate(c, text, request, assignment, {}, None, lang)
             c.fill = 1 / (1 + len(c.plan.missing))
             c.content = content
+            words = [t for t in content if len(t) > 1 or t.isascii()]
+            c.spoken = {tool: frozenset(t for t in words if self.voc.lexicon.knows(candidate_key("tool", tool), t))
+                        for tool in (self.steps_of[name] if kind == "rule" else {name})}
+            c.leaves = sum(not any(self.voc.lexicon.knows(key, t) for t in clause) for clause in clauses)
             out.append(c)
         self._unreached(out, stated)
         self._excess(out)
@@ -261,6 +267,19 @@ class RulePlanner:
         keys = {candidate_key(h.kind, h.name) for h in hits} | {candidate_key("rule", r) for r in triggered}
         keys |= {candidate_key("rule", r) for r in self.kn.rules if self.voc.state_hits(text, r)}
         return [k for k in everything if k in keys]
+
+    def _clause_words(self, text: str) -> list[list[str]]:
+        """Each clause's telling words the knowledge knows (not single characters, not words most
+        candidates share), for clauses that have any: what a candidate must know something of to be
+        doing that part of the request."""
+        out = []
+        for m in re.finditer(r"[^,，。;；!！?？\n]+", text):
+            lexicon = self.voc.lexicon
+            words = [t for t in lexicon.request_tokens(m.group(0)) if (len(t) > 1 or t.isascii()) and lexicon.has(t)
+                     and lexicon.weight(t) >= TELLING * lexicon.unknown_weight]  # "customer is furious" tells little
+            if words:
+                out.append(words)
+        return out if len(out) > 1 else []  # one clause: coverage already says how much is explained
 
     def _without_remarks(self, text: str, units: list[tuple[int, int]]) -> str:
         """Clauses the knowledge knows no word of and that hold no value ("项目上线期间不能休" after the

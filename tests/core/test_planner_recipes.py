@@ -91,6 +91,37 @@ STAFF = {
             - {{user_query: 请假单 QJ2024001 通过, extracted_params: {{application_id: QJ2024001, decision: approve}}}}
           call: {{http: {{method: POST, path: /approvals}}}}
     """,
+    "tools/reviews.yaml": f"""
+        - tool_name: create_review
+          description: 录入员工某个考核周期的绩效评级
+          parameters:
+            - {EMPLOYEE_ID}
+            - {{name: period, type: string, required: true, pattern: '^\\d{{4}}Q[1-4]$', description: 考核周期}}
+            - {{name: rating, type: string, required: true, enum: [A, B, C], synonyms: {{A: [优秀], B: [良好], C: [待改进]}}}}
+          examples:
+            - {{user_query: E100001 2024Q2 绩效评优秀, extracted_params: {{employee_id: E100001, period: 2024Q2, rating: A}}}}
+          call: {{http: {{method: POST, path: /reviews}}}}
+    """,
+    "rules/review_raise.yaml": """
+        rule_name: review_and_raise
+        description: 绩效调薪:录入绩效评级 → 按新月薪调薪
+        trigger_phrases: [绩效调薪]
+        examples:
+          - {user_query: E100001 2024Q2 绩效优秀,月薪调到 30000, extracted_params: {employee_id: E100001, period: 2024Q2, rating: A, base_salary: 30000}}
+        dag_definition:
+          - step_id: 1
+            tool_name: create_review
+            parameter_mapping:
+              employee_id: {source: initial_query, value: employee_id}
+              period: {source: initial_query, value: period}
+              rating: {source: initial_query, value: rating}
+          - step_id: 2
+            tool_name: set_salary
+            dependencies: [1]
+            parameter_mapping:
+              employee_id: {source: initial_query, value: employee_id}
+              base_salary: {source: initial_query, value: base_salary}
+    """,
     "rules/transfer.yaml": """
         rule_name: employee_transfer
         description: 员工调岗:按姓名查工号 → 办理调岗 → 如果给了新月薪,同时调薪
@@ -249,3 +280,27 @@ def test_of_two_close_candidates_the_one_taking_more_stated_values_wins() -> Non
     far = Candidate("rule", "far", writes=True, fit=1.0, fill=1.0, score=-2.0)
     assert fitter(lifecycle, [lifecycle, convert, far]) is convert
     assert fitter(lifecycle, [lifecycle, far]) is lifecycle  # not close: the score decides
+
+
+def test_a_write_is_not_run_on_one_clause_when_another_asks_for_more(planner: RulePlanner) -> None:
+    """"…绩效评良好,顺便调个薪": the review tool knows nothing of the raise the second clause asks for;
+    the review-and-raise recipe does, and asks for the new salary — nothing is written on a guess."""
+    p = plan(planner, "E100500 2024Q3绩效评良好,顺便调个薪")
+    assert (p.status, p.rule, p.missing) == ("needs_input", "review_and_raise", ["base_salary"]), \
+        (p.status, p.rule, p.tool, p.missing, p.notes)
+
+
+def test_a_recipe_that_would_skip_the_step_the_request_speaks_of_is_not_chosen() -> None:
+    """Pure choice: a recipe whose running steps know none of the request's words while a step it
+    skips does gives way to that step's own tool."""
+    from core.models import Plan, PlanStep
+    from core.planning.choice import Candidate, unrun
+
+    recipe = Candidate("rule", "confirm", writes=True, score=4.0, spoken={"confirm": frozenset(),
+                                                                         "raise": frozenset({"调薪"})})
+    recipe.plan = Plan(status="planned", rule="confirm", steps=[
+        PlanStep(step_id=1, tool_name="confirm"), PlanStep(step_id=2, tool_name="raise", skipped="condition false")])
+    tool = Candidate("tool", "raise", writes=True, score=2.9)
+    assert unrun(recipe, [recipe, tool]) is tool
+    recipe.spoken["confirm"] = frozenset({"转正"})  # the running step is spoken of too: the recipe stands
+    assert unrun(recipe, [recipe, tool]) is recipe
