@@ -287,8 +287,8 @@ class Extractor:
                     continue
                 raw, start, end = m.group(1), m.start(1), m.end(1)
                 inside = next((s for s in spans if s.start <= start and end <= s.end and (s.start, s.end) != (start, end)
-                               and s.kind in ("email", "url", "id", "date", "amount")), None)
-                if inside is not None:  # a piece of a typed value ("qa" of qa@corp.io) is not a value
+                               and s.kind in ("email", "url", "id", "date", "amount", "quoted")), None)
+                if inside is not None:  # a piece of a typed value ("qa" of qa@corp.io, "Kestrel" of "Kestrel Labs")
                     continue
                 if self.voc.is_own_word(raw) or (digits and not any(c.isdigit() for c in raw)):
                     continue
@@ -381,8 +381,8 @@ def _number(span: Span, param: ParamSpec, extra: dict[str, Any], learned: bool, 
     if learned and span.unit is not None:
         return SHAPED
     words = f"{param.name} {param.description}".lower()
-    if span.unit and (span.unit in words or _unit_word(span.unit) in words):
-        return HINTED
+    if span.unit and (span.unit in words or _unit_word(span.unit) in words or span.unit == _initials(param.name)):
+        return HINTED  # "12000 rpm" for requests_per_minute
     if param.type == "string":
         return DECLARED if "pattern" in extra else 0.0
     return BARE if span.unit is None else 0.0  # "一笔" is not a discount
@@ -417,6 +417,11 @@ _MONEY_WORDS = ("amount", "price", "cost", "fee", "total", "sum", "pay", "deposi
 _UNIT_WORDS = {"kg": "weight", "kgs": "weight", "kilos": "weight", "days": "day", "day": "day", "天": "天",
                "units": "quantity", "pcs": "quantity", "x": "quantity", "件": "数量", "盒": "数量", "个": "数量",
                "hours": "hour", "h": "hour", "小时": "小时", "%": "percent"}
+
+
+def _initials(name: str) -> str:
+    words = name_words(name).lower().split()
+    return "".join(w[0] for w in words) if len(words) > 1 else ""
 
 
 def _unit_word(unit: str) -> str:

@@ -82,7 +82,7 @@ AMOUNT = re.compile(
 UNITS = ("kg", "kgs", "kilos", "kilograms", "g", "grams", "lb", "lbs", "km", "m", "cm", "mm", "h", "hrs", "hours",
          "hour", "mins", "minutes", "min", "days", "day", "weeks", "week", "months", "month", "years", "year",
          "units", "unit", "pcs", "pieces", "items", "boxes", "box", "x", "seats", "licenses", "people", "nights",
-         "%", "gb", "mb", "tb")
+         "%", "gb", "mb", "tb", "rpm", "rps", "qps", "tps")
 CN_UNITS = "件个份盒瓶支片粒袋箱台天日周月年次人位张单笔块元克斤公斤米号楼层床晚小时分钟岁"
 HALF = re.compile(r"(?:([一二两三四五六七八九十\d]+)\s*(天|个?小时|周|个?月|年)\s*半|半\s*(天|个?小时))")
 NUMBER = re.compile(  # not inside an id: SKU-88121 and 1Z4F8 are ids, 12kg and 5天 are numbers with units
@@ -255,8 +255,13 @@ def _amounts(text: str) -> list[Span]:
     return out
 
 
+THOUSANDS = re.compile(r"(?<![A-Za-z0-9_.-])(\d+(?:\.\d+)?)[kK](?:\s*(" + "|".join(sorted(UNITS, key=len, reverse=True))
+                       + r"))?(?![A-Za-z0-9_])", re.IGNORECASE)
+
+
 def _numbers(text: str) -> list[Span]:
-    out: list[Span] = []
+    out: list[Span] = [Span(m.start(), m.end(), m[0], "number", _number(str(float(m[1]) * 1000)),
+                            m[2].lower() if m[2] else None) for m in THOUSANDS.finditer(text)]  # 40k rps
     for m in NUMBER.finditer(text):
         digits, unit_en, unit_cn, cn, cn_unit = m.groups()
         if digits is not None:

@@ -52,6 +52,7 @@ def spans(text: str) -> list[tuple[str, object, object]]:
     ("2024年5月的工资条, May 2024", [("month", "2024-05", None), ("month", "2024-05", None)]),
     ("18:30走的, cancel my 3pm", [("time", "18:30", None), ("time", "15:00", None)]),
     ("3:30开会", [("time", "03:30", None)]),
+    ("scraping at 40k rps, raise to 12000 rpm", [("number", 40000, "rps"), ("number", 12000, "rpm")]),
     ("on sub_Q9w8E7r6: 50% off", [("id", "sub_Q9w8E7r6", None), ("number", 50, "%")]),  # no 6:50 in an id
     ("asdfghjkl" * 40, []),  # no catastrophic backtracking on a long word
 ])
@@ -117,3 +118,13 @@ def test_an_id_is_never_named_for_a_date_parameter() -> None:
     span = Span(10, 22, "PL2024000135", "id", "PL2024000135")
     assert not _kind_fits(span, ParamSpec(name="surrender_date", type="string", description="退保日期"))
     assert _kind_fits(span, ParamSpec(name="policy_no", type="string", description="保单号"))
+
+
+def test_a_unit_that_is_the_parameters_initials_names_it() -> None:
+    """"12000 rpm" is for requests_per_minute; a bare number is not hinted to it."""
+    from core.planning.extraction import HINTED, _number
+    from core.planning.spans import Span
+
+    param = ParamSpec(name="requests_per_minute", type="integer", description="new limit")
+    assert _number(Span(0, 9, "12000 rpm", "number", 12000, "rpm"), param, {}, False, []) == HINTED
+    assert _number(Span(0, 9, "12000 gb", "number", 12000, "gb"), param, {}, False, []) == 0.0
