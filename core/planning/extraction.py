@@ -416,7 +416,7 @@ _MONEY_WORDS = ("amount", "price", "cost", "fee", "total", "sum", "pay", "deposi
                 "金额", "价", "费", "款", "钱", "押金", "保额", "保费", "预算", "薪")
 _UNIT_WORDS = {"kg": "weight", "kgs": "weight", "kilos": "weight", "days": "day", "day": "day", "天": "天",
                "units": "quantity", "pcs": "quantity", "x": "quantity", "件": "数量", "盒": "数量", "个": "数量",
-               "hours": "hour", "h": "hour", "小时": "小时", "%": "percent"}
+               "hours": "hour", "h": "hour", "小时": "小时", "%": "percent", "pct": "percent"}
 
 
 def _initials(name: str) -> str:

@@ -195,9 +195,10 @@ class RulePlanner:
             c.mass = self.voc.lexicon.mass(content, key)
             heard = used + assignment.refused_at  # a value refused is asked about, not ignored
             said = [re.sub(r"\s+", "", str(f.value)) for f in assignment.values.values() if isinstance(f.value, str)]
+            asides = [(m.start(), m.end()) for m in _ASIDE.finditer(text)]  # "(502s on /v1/embeddings)"
             c.ignores = [s.text for s in spans if s.kind != "number"
                          if not any(s.start < e2 and s2 < s.end for s2, e2 in heard)
-                         and not _restated(s.text, said)]
+                         and not _restated(s.text, said) and not any(a <= s.start and s.end <= b for a, b in asides)]
             c.plan = self._plan_candidate(c, text, request, assignment, {}, None, lang)
             c.fill = 1 / (1 + len(c.plan.missing))
             c.content = content
@@ -639,6 +640,9 @@ def _value_part(span: Span) -> tuple[int, int]:
     if span.kind == "number" and span.unit and span.unit.isascii() and span.text.lower().endswith(span.unit):
         return span.start, span.end - len(span.unit)
     return span.start, span.end
+
+
+_ASIDE = re.compile(r"[(（][^()（）]*[)）]")  # a parenthesis: detail about what is asked, not a value to use
 
 
 def _restated(text: str, values: list[str]) -> bool:

@@ -82,7 +82,7 @@ AMOUNT = re.compile(
 UNITS = ("kg", "kgs", "kilos", "kilograms", "g", "grams", "lb", "lbs", "km", "m", "cm", "mm", "h", "hrs", "hours",
          "hour", "mins", "minutes", "min", "days", "day", "weeks", "week", "months", "month", "years", "year",
          "units", "unit", "pcs", "pieces", "items", "boxes", "box", "x", "seats", "licenses", "people", "nights",
-         "%", "gb", "mb", "tb", "rpm", "rps", "qps", "tps")
+         "%", "percent", "pct", "gb", "mb", "tb", "rpm", "rps", "qps", "tps")
 CN_UNITS = "件个份盒瓶支片粒袋箱台天日周月年次人位张单笔块元克斤公斤米号楼层床晚小时分钟岁"
 HALF = re.compile(r"(?:([一二两三四五六七八九十\d]+)\s*(天|个?小时|周|个?月|年)\s*半|半\s*(天|个?小时))")
 NUMBER = re.compile(  # not inside an id: SKU-88121 and 1Z4F8 are ids, 12kg and 5天 are numbers with units

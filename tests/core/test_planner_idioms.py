@@ -118,6 +118,8 @@ def test_an_idiom_is_found_around_its_object() -> None:
     assert plain("sign off AR-1001").split() == ["approve", "AR-1001"]
     assert plain("any update on AR-1001?").split() == ["status", "AR-1001?"]
     assert plain("把U1001踢出team-data") == "把U1001移除team-data"
+    assert plain("move org_5kq2 to ent").split() == ["change", "org_5kq2", "ent"]  # a plan, a team, a tier
+    assert plain("put acct_12 on hold").split()[:2] == ["suspend", "acct_12"]
 
 
 @pytest.mark.parametrize(("text", "tool", "args"), [

@@ -388,3 +388,10 @@ def test_a_destructive_word_of_one_character_is_known_only_where_that_character_
     lexicon = Lexicon({"tool:create": ["创建客户 邮箱"], "tool:delete": ["删除客户"]})
     assert not lexicon.knows("tool:create", "删了")
     assert lexicon.knows("tool:delete", "删了")
+
+
+def test_details_in_parentheses_do_not_block_a_write(planner: RulePlanner) -> None:
+    """"(502s on /v1/embeddings)" describes the problem; its ids are no values the ticket leaves unused."""
+    p = plan(planner, "open an urgent ticket for acct_12 (502s on /v1/embeddings)")
+    assert (p.status, p.tool) == ("planned", "create_ticket"), (p.status, p.notes)
+    assert p.steps[0].arguments["account_id"] == "acct_12" and p.steps[0].arguments["priority"] == "urgent"

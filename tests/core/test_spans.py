@@ -53,6 +53,7 @@ def spans(text: str) -> list[tuple[str, object, object]]:
     ("18:30走的, cancel my 3pm", [("time", "18:30", None), ("time", "15:00", None)]),
     ("3:30开会", [("time", "03:30", None)]),
     ("scraping at 40k rps, raise to 12000 rpm", [("number", 40000, "rps"), ("number", 12000, "rpm")]),
+    ("credit them 15 percent", [("number", 15, "percent")]),
     ("on sub_Q9w8E7r6: 50% off", [("id", "sub_Q9w8E7r6", None), ("number", 50, "%")]),  # no 6:50 in an id
     ("asdfghjkl" * 40, []),  # no catastrophic backtracking on a long word
 ])
