@@ -79,6 +79,7 @@ class Candidate:
     # Request words (not single characters) each of its tools knows: which steps the request speaks of
     spoken: dict[str, frozenset[str]] = field(default_factory=dict)
     leaves: int = 0  # clauses of the request (with words the knowledge knows) it knows no word of
+    lookups_dropped: bool = False  # a recipe whose plan dropped steps for values the request carries, all reads
     asks: bool = False  # the request is put as a question ("?", 吗, 有没有...)
     assignment: Assignment | None = None
     plan: Plan | None = None
@@ -195,6 +196,18 @@ def named_recipe(best: Candidate, ranked: list[Candidate], steps_of: dict[str, s
                  and _goes_on_from(c, best.name)), best)
 
 
+def without_lookup(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str]]) -> Candidate:
+    """A tool whose recipe, once the request's value replaces the recipe's look-up, is that tool and
+    nothing more ("C2024-0031 安排一下终面"): the recipe without its look-up (the spec's tailoring by what
+    the request carries) — the same step, named as the recipe the pack wrote for it."""
+    if best.kind != "tool" or best.plan is None:
+        return best
+    return next((c for c in ranked if related(best, c, steps_of) and c.lookups_dropped and c.plan is not None
+                 and c.fit >= best.fit and c.fill >= best.fill  # its constants take nothing the request says
+                 and [s.tool_name for s in c.plan.steps if s.skipped is None] == [best.name]
+                 and c.score >= (WRITE_MIN if c.writes else READ_MIN)), best)
+
+
 def _goes_on_from(c: Candidate, tool: str) -> bool:
     """The recipe's plan starts with the tool and goes on from it: "订单O100000009申请仅退款" is about
     an order that exists, and a recipe that would pay for it first is not what was asked."""
@@ -270,7 +283,7 @@ def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decisi
         return Decision("no_match", None, reason=f"nothing here does {', '.join(words)}" if words else "no candidate")
     best = wanted_change(looked_up(least_action(unrun(ranked[0], ranked), ranked, steps_of), ranked), ranked)
     best = named_recipe(sufficient(fuller(best, ranked, steps_of), ranked, steps_of), ranked, steps_of)
-    best = covering(fitter(best, ranked), ranked, steps_of)
+    best = without_lookup(covering(fitter(best, ranked), ranked, steps_of), ranked, steps_of)
     if best.cov < COV_MIN and not best.strong:
         return Decision("no_match", None, reason=f"the request is mostly unexplained (coverage {best.cov:.2f})")
     foreign = set(best.ignores).intersection(*(c.ignores for c in candidates))

@@ -206,6 +206,8 @@ class RulePlanner:
             c.spoken = {tool: frozenset(t for t in words if self.voc.lexicon.knows(candidate_key("tool", tool), t))
                         for tool in (self.steps_of[name] if kind == "rule" else {name})}
             c.leaves = sum(not any(self.voc.lexicon.knows(key, t) for t in clause) for clause in clauses)
+            dropped = [m[1] for n in c.plan.notes if (m := _DROPPED.match(n))]
+            c.lookups_dropped = bool(dropped) and not any(self._writes("tool", t) for t in dropped)
             out.append(c)
         self._unreached(out, stated)
         self._excess(out)
@@ -256,6 +258,8 @@ class RulePlanner:
         steps = [s for s in best.plan.steps if s.skipped is None]
         if len(steps) != 1 or not any(n.startswith("dropped") for n in best.plan.notes):
             return best  # one step left by a named state ("待支付") is still the recipe
+        if best.lookups_dropped:
+            return best  # only its look-ups dropped ("C2024-0031 安排终面"): the recipe without them
         tool = next((c for c in candidates if c.kind == "tool" and c.name == steps[0].tool_name), None)
         if tool is None or tool.plan is None or len(tool.plan.missing) > len(best.plan.missing) or tool.lex < best.lex:
             return best  # the recipe's own example says it better than the tool's
@@ -642,6 +646,7 @@ def _value_part(span: Span) -> tuple[int, int]:
     return span.start, span.end
 
 
+_DROPPED = re.compile(r"dropped step \d+ \((\w+)\)")
 _ASIDE = re.compile(r"[(（][^()（）]*[)）]")  # a parenthesis: detail about what is asked, not a value to use
 
 
