@@ -22,7 +22,7 @@ from typing import Any, Literal
 from core.knowledge import Knowledge
 from core.models import ParamSpec, RuleSpec, ToolSpec
 from core.pack_regex import finditer as pack_finditer
-from core.planning.lexicon import name_words, tokens
+from core.planning.lexicon import is_stopword, name_words, tokens
 from core.planning.names import looks_like_name, person_names, takes_person
 from core.planning.spans import Span
 from core.planning.typed import MISSING, explain, is_typed, validate
@@ -216,6 +216,7 @@ class Extractor:
         out += self._from_contexts(text, spans, slot, keys)
         out += self._from_spans(text, spans, slot, keys)
         out += self._person_names(text, spans, slot, keys)
+        out += self._known_values(text, spans, slot, keys)
         # Valid for every parameter the slot feeds (a name shared by several steps).
         checked = []
         refusal: tuple[str, tuple[int, int]] | None = None
@@ -297,6 +298,27 @@ class Extractor:
                 out.append(Found(raw, start, end, "example", CONTEXT))
         return out
 
+    def _known_values(self, text: str, spans: list[Span], slot: Slot, keys: list[tuple[str, str]]) -> list[Found]:
+        """A free-text value the pack itself gives for this parameter (an example's value, one its
+        description lists), or one of the same make: "市场部" where the pack's departments are 技术部,
+        数据部 and 研发部 — several in one request leave the choice to other evidence."""
+        if not all(p.type == "string" and not is_typed(p) and not takes_person(p.name, p.description)
+                   for _, p in slot.params):
+            return []  # people's names are found as names
+        known = frozenset().union(*(self.voc.known_values.get(k, frozenset()) for k in keys))
+        if not known:
+            return []
+        found = {(m.start(), m.end()) for v in known for m in re.finditer(re.escape(v), text)}
+        cjk = [v for v in known if _CJK_RUN.fullmatch(v)]
+        suffixes = {v[-1] for v in cjk}
+        if len(cjk) >= 2 and len(suffixes) == 1 and not is_stopword(next(iter(suffixes))):
+            for length in {len(v) for v in cjk}:  # the same make: as long as they are, ending alike
+                found |= {(m.start(), m.end()) for m in re.finditer(rf"[\u4e00-\u9fff]{{{length - 1}}}"
+                                                                   + re.escape(next(iter(suffixes))), text)}
+        found = {(a, b) for a, b in found if not any(sp.start < b and a < sp.end for sp in spans)}
+        score = CONTEXT if len({text[a:b] for a, b in found}) == 1 else HINTED
+        return [Found(text[a:b], a, b, "known", score) for a, b in sorted(found)]
+
     def _could_be_value(self, raw: str, param: ParamSpec) -> bool:
         """Free text a pattern caught is still never the pack's own wording ("入职研发")."""
         raw = raw.strip()
@@ -322,6 +344,9 @@ class Extractor:
         starts = frozenset(s.start for s in spans)
         for name, start, end in person_names(text, self.voc.is_own_word, starts):
             if any(s.start < end and start < s.end for s in spans):
+                continue
+            if _NAMING.search(text[max(0, start - 8):start]):  # "名字叫孙悦", "named Ann Lee": said as the name
+                out.append(Found(name, start, end, "named", CONTEXT + 0.05))  # before free text around it
                 continue
             left = _left_word(text, start)
             bonus = LEFT_BONUS if left and any(left in s.lefts for s in shapes) else 0.0
@@ -433,6 +458,7 @@ def _word_at(text: str, word: str) -> int:
     return m.start() if m else -1
 
 
+_NAMING = re.compile(r"(?:名字?叫|名为|叫做|姓名[是为:：]?|\bnamed|\bcalled)\s*$", re.I)
 _CONNECTOR = re.compile(r"(?:\s|[:：=]|\bis\b|\bof\b|\bat\b|\bto\b|\bas\b|为|是|设为|改为|等于)*$", re.I)
 
 

@@ -278,9 +278,9 @@ class RulePlanner:
         candidates share), for clauses that have any: what a candidate must know something of to be
         doing that part of the request."""
         out = []
-        for m in re.finditer(r"[^,，。;；!！?？\n]+", text):
+        for part in _CLAUSE_BREAK.split(text):
             lexicon = self.voc.lexicon
-            words = [t for t in lexicon.request_tokens(m.group(0)) if (len(t) > 1 or t.isascii()) and lexicon.has(t)
+            words = [t for t in lexicon.request_tokens(part) if (len(t) > 1 or t.isascii()) and lexicon.has(t)
                      and lexicon.weight(t) >= TELLING * lexicon.unknown_weight]  # "customer is furious" tells little
             if words:
                 out.append(words)
@@ -646,6 +646,9 @@ def _value_part(span: Span) -> tuple[int, int]:
     return span.start, span.end
 
 
+# Where one part of a request ends and another begins: punctuation, and the words that add a second
+# task ("办完离职顺便补个HC", "… and also give them a key")
+_CLAUSE_BREAK = re.compile(r"[,，。;；!！?？\n]|顺便|同时|然后|并且|另外|再帮|(?i:\b(?:and also|and then|plus|as well as)\b)")
 _DROPPED = re.compile(r"dropped step \d+ \((\w+)\)")
 _ASIDE = re.compile(r"[(（][^()（）]*[)）]")  # a parenthesis: detail about what is asked, not a value to use
 

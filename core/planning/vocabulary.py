@@ -112,6 +112,18 @@ def context_patterns(example: Example, name: str) -> list[re.Pattern[str]]:
     return out
 
 
+_LISTED = re.compile(r"(?:如|例如|比如|e\.g\.|eg\.|such as|like)\s*[:：]?\s*([^。;；()（）]+)", re.I)
+
+
+def listed_values(description: str) -> frozenset[str]:
+    """Values a description lists as examples: "如 技术部、数据部、市场部", "e.g. pro, scale"."""
+    m = _LISTED.search(description or "")
+    if not m:
+        return frozenset()
+    items = (v.strip(" '\"“”") for v in re.split(r"[、,，/]|\s+or\s+|或", m.group(1)))
+    return frozenset(v for v in items if 1 < len(v) <= 20 and " " not in v.strip())
+
+
 def _value_class(value: str) -> tuple[str, bool]:
     """A regex class for values like this one, and whether it needs a right context to stop."""
     if re.fullmatch(r"\d+(?:\.\d+)?", value):
@@ -242,6 +254,9 @@ class Vocabulary:
     lexicon: Lexicon = field(default_factory=lambda: Lexicon({}))
     core: Lexicon = field(default_factory=lambda: Lexicon({}))  # names, triggers and examples only
     own_text: str = ""  # the packs' wording (values masked), lower-cased: never a value itself
+    # (tool|rule, name) -> the values the pack itself gives a free-text parameter: its examples' values
+    # and the ones its description lists ("用人部门,如 技术部、数据部、市场部")
+    known_values: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, kn: Knowledge) -> Vocabulary:
@@ -280,6 +295,7 @@ class Vocabulary:
                 voc.enums[key] = voc._enum_phrases(p)
                 voc.enum_lefts[key] = voc._enum_lefts(tool.examples, p)
                 voc._learn(key, tool.examples, p.name)
+                voc.known_values[key] |= listed_values(p.description)
             texts[candidate_key("tool", tool.tool_name)] = tool_words(tool, base=base)
             core[candidate_key("tool", tool.tool_name)] = tool_core_words(tool, base)
         voc.lexicon = Lexicon(texts)
@@ -293,6 +309,8 @@ class Vocabulary:
         for e in examples:
             shape.learn(e, name)
         self.shapes[key] = shape
+        self.known_values[key] = frozenset(str(v) for e in examples if isinstance(v := e.extracted_params.get(name), str)
+                                           and 1 < len(v) <= 40)
 
     @staticmethod
     def _enum_phrases(p: ParamSpec) -> Phrases:

@@ -91,6 +91,16 @@ STAFF = {
             - {{user_query: 请假单 QJ2024001 通过, extracted_params: {{application_id: QJ2024001, decision: approve}}}}
           call: {{http: {{method: POST, path: /approvals}}}}
     """,
+    "tools/hire.yaml": """
+        - tool_name: create_employee
+          description: 新建员工档案
+          parameters:
+            - {name: employee_name, type: string, required: true, description: 员工姓名}
+            - {name: department, type: string, required: true, description: "入职部门,如 技术部、数据部"}
+          examples:
+            - {user_query: 新建员工周杰,部门研发部, extracted_params: {employee_name: 周杰, department: 研发部}}
+          call: {http: {method: POST, path: /employees/new}}
+    """,
     "tools/reviews.yaml": f"""
         - tool_name: create_review
           description: 录入员工某个考核周期的绩效评级
@@ -304,3 +314,10 @@ def test_a_recipe_that_would_skip_the_step_the_request_speaks_of_is_not_chosen()
     assert unrun(recipe, [recipe, tool]) is tool
     recipe.spoken["confirm"] = frozenset({"转正"})  # the running step is spoken of too: the recipe stands
     assert unrun(recipe, [recipe, tool]) is recipe
+
+
+def test_a_free_text_value_of_the_make_the_pack_gives_is_taken(planner: RulePlanner) -> None:
+    """Departments the pack names are 技术部, 数据部, 研发部: "市场部" is one too; "名字叫孙悦" names the person."""
+    p = plan(planner, "新建员工档案,部门填市场部,名字叫孙悦")
+    assert (p.status, p.tool) == ("planned", "create_employee"), (p.status, p.missing, p.notes)
+    assert p.steps[0].arguments == {"employee_name": "孙悦", "department": "市场部"}

@@ -129,3 +129,11 @@ def test_a_unit_that_is_the_parameters_initials_names_it() -> None:
     param = ParamSpec(name="requests_per_minute", type="integer", description="new limit")
     assert _number(Span(0, 9, "12000 rpm", "number", 12000, "rpm"), param, {}, False, []) == HINTED
     assert _number(Span(0, 9, "12000 gb", "number", 12000, "gb"), param, {}, False, []) == 0.0
+
+
+def test_a_description_lists_the_values_it_expects() -> None:
+    from core.planning.vocabulary import listed_values
+
+    assert listed_values("用人部门,如 技术部、数据部、市场部") == {"技术部", "数据部", "市场部"}
+    assert listed_values("plan tier, e.g. pro, scale") == {"pro", "scale"}
+    assert listed_values("部门名称") == frozenset()
