@@ -295,7 +295,8 @@ def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decisi
     rivals = [c for c in ranked if c is not best and not related(best, c, steps_of) and c.score >= ASK_MIN]
     # a rival the request's words oppose (a read, when they ask for a change) is no rival
     close = [c for c in rivals if best.score - c.score < CLOSE and not outvalued(best, c)
-             and not (c.intent < 0 < best.intent and not c.strong) and not unexplaining(best, c)]
+             and not (c.intent < 0 < best.intent and not c.strong) and not unexplaining(best, c)
+             and not (c.ignores and not best.ignores and not c.strong)]  # it would leave the request's ids unused
     if best.score >= bar or (best.strong and best.score >= ASK_MIN):
         if close and not best.strong:
             return Decision("ask", best, [best, *close[:2]], reason="two candidates are close")

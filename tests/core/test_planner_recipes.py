@@ -321,3 +321,16 @@ def test_a_free_text_value_of_the_make_the_pack_gives_is_taken(planner: RulePlan
     p = plan(planner, "新建员工档案,部门填市场部,名字叫孙悦")
     assert (p.status, p.tool) == ("planned", "create_employee"), (p.status, p.missing, p.notes)
     assert p.steps[0].arguments == {"employee_name": "孙悦", "department": "市场部"}
+
+
+def test_a_rival_that_would_leave_the_stated_id_unused_is_not_offered() -> None:
+    """"IV240088 的面评帮我交一下,评了4分": the feedback tool takes the interview id and asks for the
+    result; a list read that would ignore the id is no close rival to offer instead."""
+    from core.planning.choice import Candidate, decide
+
+    feedback = Candidate("tool", "submit_feedback", writes=True, cov=0.77, fit=1.0, fill=0.5, rank=1.0, lex=0.2, core=0.14,
+                         mass=1.0, trigger=0.0)
+    listing = Candidate("tool", "list_interviews", writes=False, cov=0.59, fit=0.2, fill=0.5, rank=0.25, lex=0.25,
+                        core=0.74, mass=1.0, ignores=["IV240088"])
+    decision = decide([feedback, listing], {})
+    assert decision.best is feedback and decision.choices == [], (decision.verdict, decision.reason)
