@@ -76,6 +76,7 @@ class Candidate:
     content: list[str] = field(default_factory=list)  # the request's words it was scored on
     destroys: list[str] = field(default_factory=list)  # destructive words of the request it does not know
     ignores: list[str] = field(default_factory=list)  # values the request states that its plan would not use
+    ignores_when: list[str] = field(default_factory=list)  # those of them that are dates or times
     # Request words (not single characters) each of its tools knows: which steps the request speaks of
     spoken: dict[str, frozenset[str]] = field(default_factory=dict)
     leaves: int = 0  # clauses of the request (with words the knowledge knows) it knows no word of
@@ -286,10 +287,11 @@ def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decisi
     best = without_lookup(covering(fitter(best, ranked), ranked, steps_of), ranked, steps_of)
     if best.cov < COV_MIN and not best.strong:
         return Decision("no_match", None, reason=f"the request is mostly unexplained (coverage {best.cov:.2f})")
-    foreign = set(best.ignores).intersection(*(c.ignores for c in candidates))
+    foreign = set(best.ignores_when).intersection(*(c.ignores_when for c in candidates))
     if foreign and best.writes and not (best.trigger >= 1.0 or best.state >= 1.0 or best.verbatim > 0):
-        # "cancel my 3pm with dana@…", "reset 2FA for admin@…": a value nothing here takes says the
-        # request is about something else; the part that fits is no reason to ask about a write
+        # "cancel my 3pm with dana@…": a time or date nothing here takes says the request is about
+        # something else (a meeting); the part that fits is no reason to ask about a write. (A link or
+        # an id said in passing is not: chat is full of them.)
         return Decision("no_match", None, reason=f"nothing here takes {', '.join(sorted(foreign))}")
     bar = WRITE_MIN if best.writes else READ_MIN
     rivals = [c for c in ranked if c is not best and not related(best, c, steps_of) and c.score >= ASK_MIN]

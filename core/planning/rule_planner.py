@@ -196,9 +196,10 @@ class RulePlanner:
             heard = used + assignment.refused_at  # a value refused is asked about, not ignored
             said = [re.sub(r"\s+", "", str(f.value)) for f in assignment.values.values() if isinstance(f.value, str)]
             asides = [(m.start(), m.end()) for m in _ASIDE.finditer(text)]  # "(502s on /v1/embeddings)"
-            c.ignores = [s.text for s in spans if s.kind != "number"
-                         if not any(s.start < e2 and s2 < s.end for s2, e2 in heard)
-                         and not _restated(s.text, said) and not any(a <= s.start and s.end <= b for a, b in asides)]
+            ignored = [s for s in spans if s.kind != "number" and not any(s.start < e2 and s2 < s.end for s2, e2 in heard)
+                       and not _restated(s.text, said) and not any(a <= s.start and s.end <= b for a, b in asides)]
+            c.ignores = [s.text for s in ignored]
+            c.ignores_when = [s.text for s in ignored if s.kind in ("date", "time")]
             c.plan = self._plan_candidate(c, text, request, assignment, {}, None, lang)
             c.fill = 1 / (1 + len(c.plan.missing))
             c.content = content
