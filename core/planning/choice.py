@@ -76,7 +76,6 @@ class Candidate:
     content: list[str] = field(default_factory=list)  # the request's words it was scored on
     destroys: list[str] = field(default_factory=list)  # destructive words of the request it does not know
     ignores: list[str] = field(default_factory=list)  # values the request states that its plan would not use
-    ignores_when: list[str] = field(default_factory=list)  # those of them that are dates or times
     # Request words (not single characters) each of its tools knows: which steps the request speaks of
     spoken: dict[str, frozenset[str]] = field(default_factory=dict)
     leaves: int = 0  # clauses of the request (with words the knowledge knows) it knows no word of
@@ -161,7 +160,7 @@ def wanted_change(best: Candidate, ranked: list[Candidate]) -> Candidate:
 def fuller(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str]]) -> Candidate:
     """Between a tool and a recipe of its own that score close, the one that takes every value the
     request states and needs nothing more: "欧阳晨还剩几天年假" is the recipe that finds 欧阳晨 first,
-    not the balance tool that would ask for an employee id; "a 25% discount for anna@fjord.no" is the
+    not the balance tool that would ask for an employee id; "20% off for ann@example.com" is the
     recipe that finds her account, not the coupon tool that would leave her email unused."""
     if (best.fill >= 1.0 and not best.ignores) or best.strong or best.assignment is None:
         return best
@@ -175,7 +174,7 @@ def fuller(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str
 def sufficient(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str]]) -> Candidate:
     """The mirror of `fuller`: a recipe no trigger or state named, that would still have to ask for
     a value, gives way to one of its own steps that takes every value the request states and needs
-    nothing more — "E100234 的月薪从 2024-07-01 起调整为 25000 元" is the salary change itself, not the
+    nothing more — "E1 的月薪从 2024-07-01 起调为 25000 元" is the salary change itself, not the
     transfer recipe (which would ask for a new department) that changes the salary on the way."""
     if best.kind != "rule" or best.strong or best.fill >= 1.0 or best.assignment is None:
         return best
@@ -199,10 +198,10 @@ def named_recipe(best: Candidate, ranked: list[Candidate], steps_of: dict[str, s
 
 def without_lookup(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str]]) -> Candidate:
     """A tool whose recipe, once the request's value replaces the recipe's look-up, is that tool and
-    nothing more ("C2024-0031 安排一下终面"): the recipe without its look-up (the spec's tailoring by what
+    nothing more ("C-1 安排终面", the look-up by phone dropped): the recipe without its look-up (the spec's tailoring by what
     the request carries) — the same step, named as the recipe the pack wrote for it."""
-    if best.kind != "tool" or best.plan is None:
-        return best
+    if best.kind != "tool" or best.strong or best.plan is None:
+        return best  # the tool's own near-verbatim example says it is the tool
     return next((c for c in ranked if related(best, c, steps_of) and c.lookups_dropped and c.plan is not None
                  and c.fit >= best.fit and c.fill >= best.fill  # its constants take nothing the request says
                  and [s.tool_name for s in c.plan.steps if s.skipped is None] == [best.name]
@@ -228,13 +227,13 @@ def fitter(best: Candidate, ranked: list[Candidate]) -> Candidate:
 
 def _spoken_beside(rule: Candidate, tool: str) -> frozenset[str]:
     """Request words the recipe's other steps know and this step does not: the request asks for more
-    than this step ("绩效评良好,顺便调个薪" speaks of the raise as well as the review)."""
+    than this step ("绩效评优,顺便调个薪" speaks of the raise as well as the review)."""
     others = frozenset().union(*(words for name, words in rule.spoken.items() if name != tool))
     return others - rule.spoken.get(tool, frozenset())
 
 
 def covering(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str]]) -> Candidate:
-    """A write that would leave a whole clause of the request undone ("HR10500 2024Q3绩效评良好,顺便调个薪":
+    """A write that would leave a whole clause of the request undone ("E1 2024Q3 绩效评优,顺便调个薪":
     the review tool knows nothing of the raise) is not run on the part it understood: a recipe of its
     own that also does that part is what was asked (it asks for what that part still needs)."""
     if not best.writes or not best.leaves or best.strong:
@@ -245,9 +244,9 @@ def covering(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[s
 
 def unrun(best: Candidate, ranked: list[Candidate]) -> Candidate:
     """A recipe whose steps that will run know none of the request's words, while a step it skips
-    does ("给HR10086调个薪": the confirmation recipe would skip its raise and confirm instead), does
+    does ("给E1调个薪": the confirmation recipe would skip its raise and confirm instead), does
     not do what was asked: that step's own tool is."""
-    if best.kind != "rule" or best.trigger >= 1.0 or best.plan is None:
+    if best.kind != "rule" or best.strong or best.plan is None:
         return best
     ran = {s.tool_name for s in best.plan.steps if s.skipped is None}
     if any(words for name, words in best.spoken.items() if name in ran):
@@ -287,18 +286,13 @@ def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decisi
     best = without_lookup(covering(fitter(best, ranked), ranked, steps_of), ranked, steps_of)
     if best.cov < COV_MIN and not best.strong:
         return Decision("no_match", None, reason=f"the request is mostly unexplained (coverage {best.cov:.2f})")
-    foreign = set(best.ignores_when).intersection(*(c.ignores_when for c in candidates))
-    if foreign and best.writes and not (best.trigger >= 1.0 or best.state >= 1.0 or best.verbatim > 0):
-        # "cancel my 3pm with dana@…": a time or date nothing here takes says the request is about
-        # something else (a meeting); the part that fits is no reason to ask about a write. (A link or
-        # an id said in passing is not: chat is full of them.)
-        return Decision("no_match", None, reason=f"nothing here takes {', '.join(sorted(foreign))}")
     bar = WRITE_MIN if best.writes else READ_MIN
     rivals = [c for c in ranked if c is not best and not related(best, c, steps_of) and c.score >= ASK_MIN]
     # a rival the request's words oppose (a read, when they ask for a change) is no rival
     close = [c for c in rivals if best.score - c.score < CLOSE and not outvalued(best, c)
-             and not (c.intent < 0 < best.intent and not c.strong) and not unexplaining(best, c)
-             and not (c.ignores and not best.ignores and not c.strong)]  # it would leave the request's ids unused
+             and not (c.intent < 0 < best.intent and not c.strong)
+             and not (not c.writes and (unexplaining(best, c) or (c.ignores and not best.ignores and not c.strong)))]
+    # (a read that explains much less of the request, or would leave its values unused, is no rival)
     if best.score >= bar or (best.strong and best.score >= ASK_MIN):
         if close and not best.strong:
             return Decision("ask", best, [best, *close[:2]], reason="two candidates are close")

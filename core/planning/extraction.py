@@ -289,7 +289,7 @@ class Extractor:
                 raw, start, end = m.group(1), m.start(1), m.end(1)
                 inside = next((s for s in spans if s.start <= start and end <= s.end and (s.start, s.end) != (start, end)
                                and s.kind in ("email", "url", "id", "date", "amount", "quoted")), None)
-                if inside is not None:  # a piece of a typed value ("qa" of qa@corp.io, "Kestrel" of "Kestrel Labs")
+                if inside is not None:  # a piece of a typed value ("qa" of qa@corp.io, "Acme" of "Acme Labs")
                     continue
                 if self.voc.is_own_word(raw) or (digits and not any(c.isdigit() for c in raw)):
                     continue
@@ -308,13 +308,15 @@ class Extractor:
         known = frozenset().union(*(self.voc.known_values.get(k, frozenset()) for k in keys))
         if not known:
             return []
-        found = {(m.start(), m.end()) for v in known for m in re.finditer(re.escape(v), text)}
+        found = {(m.start(), m.end()) for v in known for m in re.finditer(
+            re.escape(v) if not v.isascii() else rf"(?<![A-Za-z0-9_]){re.escape(v)}(?![A-Za-z0-9_])", text)}
         cjk = [v for v in known if _CJK_RUN.fullmatch(v)]
         suffixes = {v[-1] for v in cjk}
         if len(cjk) >= 2 and len(suffixes) == 1 and not is_stopword(next(iter(suffixes))):
-            for length in {len(v) for v in cjk}:  # the same make: as long as they are, ending alike
-                found |= {(m.start(), m.end()) for m in re.finditer(rf"[\u4e00-\u9fff]{{{length - 1}}}"
-                                                                   + re.escape(next(iter(suffixes))), text)}
+            for length in {len(v) for v in cjk}:  # the same make: as long as they are, ending alike, said
+                pattern = rf"(?:^|(?<=[\s,，。:：;；、{_BEFORE_VALUE}]))[\u4e00-\u9fff]{{{length - 1}}}"  # where a value starts
+                found |= {(m.start(), m.end()) for m in re.finditer(pattern + re.escape(next(iter(suffixes))), text)
+                          if not self.voc.is_own_word(m.group(0)[:2])}
         found = {(a, b) for a, b in found if not any(sp.start < b and a < sp.end for sp in spans)}
         score = CONTEXT if len({text[a:b] for a, b in found}) == 1 else HINTED
         return [Found(text[a:b], a, b, "known", score) for a, b in sorted(found)]
@@ -345,7 +347,7 @@ class Extractor:
         for name, start, end in person_names(text, self.voc.is_own_word, starts):
             if any(s.start < end and start < s.end for s in spans):
                 continue
-            if _NAMING.search(text[max(0, start - 8):start]):  # "名字叫孙悦", "named Ann Lee": said as the name
+            if _NAMING.search(text[max(0, start - 8):start]):  # "名字叫李明", "named Ann Lee": said as the name
                 out.append(Found(name, start, end, "named", CONTEXT + 0.05))  # before free text around it
                 continue
             left = _left_word(text, start)
@@ -458,6 +460,7 @@ def _word_at(text: str, word: str) -> int:
     return m.start() if m else -1
 
 
+_BEFORE_VALUE = "在到给填是为从去入转至往和与及"  # "转到市场部", "部门填研发部": a value follows
 _NAMING = re.compile(r"(?:名字?叫|名为|叫做|姓名[是为:：]?|\bnamed|\bcalled)\s*$", re.I)
 _CONNECTOR = re.compile(r"(?:\s|[:：=]|\bis\b|\bof\b|\bat\b|\bto\b|\bas\b|为|是|设为|改为|等于)*$", re.I)
 

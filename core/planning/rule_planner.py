@@ -37,7 +37,7 @@ from core.planning.questions import choice_question, language_of, missing_questi
 from core.planning.spans import Span
 from core.planning.text import find_phrases, normalize, shingles
 from core.planning.typed import MISSING, validate
-from core.planning.vocabulary import Vocabulary, candidate_key, shape_fits
+from core.planning.vocabulary import Vocabulary, candidate_key, shape_fits, signature
 
 ALL_CANDIDATES = 120  # a knowledge this small is scored whole; a larger one by what retrieval found
 LOOSE_TRIGGER = 0.6  # a trigger phrase found with one gap in it
@@ -163,6 +163,7 @@ class RulePlanner:
         memo: dict[object, object] = {}  # slot candidates, shared by the candidates of this request
         loosely = {r for r in self.kn.rules if r not in stated and self.voc.loose_state_hits(stems, r)}
         clauses = self._clause_words(masked)
+        ignored: dict[str, list[Span]] = {}  # candidate -> the values it would leave unused
         out = []
         for key in keys:
             kind, _, name = key.partition(":")
@@ -186,7 +187,8 @@ class RulePlanner:
             explained = sum(any(s < e2 and s2 < e for s2, e2 in used) for s, e in units)
             c.fit = (explained + 0.5) / (len(units) + 0.5)
             # Coverage: the words (enum words are the candidate's own words), the typed values and names.
-            spoken = [(f.start, f.end) for f in assignment.values.values() if f.how != "enum"]
+            # (an enum word or a value the pack itself gives is the candidate's own word, still to explain)
+            spoken = [(f.start, f.end) for f in assignment.values.values() if f.how not in ("enum", "known")]
             content = self.voc.lexicon.request_tokens(_mask(masked, spoken + names))
             valued = [(s.start, s.end) for s in spans] + names
             taken = sum(any(s < e2 and s2 < e for s2, e2 in used) for s, e in valued)
@@ -195,11 +197,8 @@ class RulePlanner:
             c.mass = self.voc.lexicon.mass(content, key)
             heard = used + assignment.refused_at  # a value refused is asked about, not ignored
             said = [re.sub(r"\s+", "", str(f.value)) for f in assignment.values.values() if isinstance(f.value, str)]
-            asides = [(m.start(), m.end()) for m in _ASIDE.finditer(text)]  # "(502s on /v1/embeddings)"
-            ignored = [s for s in spans if s.kind != "number" and not any(s.start < e2 and s2 < s.end for s2, e2 in heard)
-                       and not _restated(s.text, said) and not any(a <= s.start and s.end <= b for a, b in asides)]
-            c.ignores = [s.text for s in ignored]
-            c.ignores_when = [s.text for s in ignored if s.kind in ("date", "time")]
+            ignored[key] = [s for s in spans if (s.kind != "number" or s.unit) and not _restated(s.text, said)
+                            and not any(s.start < e2 and s2 < s.end for s2, e2 in heard)]
             c.plan = self._plan_candidate(c, text, request, assignment, {}, None, lang)
             c.fill = 1 / (1 + len(c.plan.missing))
             c.content = content
@@ -210,12 +209,40 @@ class RulePlanner:
             dropped = [m[1] for n in c.plan.notes if (m := _DROPPED.match(n))]
             c.lookups_dropped = bool(dropped) and not any(self._writes("tool", t) for t in dropped)
             out.append(c)
+        self._context_values(out, spans, ignored, masked)  # (values masked: a part's words, not its ids)
         self._unreached(out, stated)
         self._excess(out)
         if hits is None and not only:  # no retrieval (no index): rank by the request's own words instead
             for position, c in enumerate(sorted(out, key=lambda c: -(c.cov + c.core + c.lex))):
                 c.rank = 1 / (1 + position)
         return out
+
+    def _context_values(self, candidates: list[Candidate], spans: list[Span], ignored: dict[str, list[Span]],
+                        text: str) -> None:
+        """What each candidate would leave unused. A value no candidate takes is context, not a value
+        left unused, when it is a quantity in a part of the request that says nothing of what the
+        candidate does ("we had ~2h of downtime, please comp …"; but "cancel 3 seats of …" is about
+        the cancelling), or detail in a parenthesis unlike the values the candidate takes ("(500s on
+        /v1/search)"; but "pay INV-1 (and INV-2)" names a second invoice)."""
+        asides = [(m.start(), m.end()) for m in _ASIDE.finditer(text)]
+        untaken = {s for s in spans if all(s in ignored[c.key] for c in candidates)}
+        clauses = [(m.start(), m.end()) for m in re.finditer(r"[^,，。;；!！?？\n]+", text)]
+        lexicon = self.voc.lexicon
+        for c in candidates:
+            taken = {signature(str(f.value)) for f in (c.assignment.values.values() if c.assignment else [])}
+
+            def context(s: Span, c: Candidate = c, taken: set[str] = taken) -> bool:
+                if s not in untaken:
+                    return False
+                if any(a <= s.start and s.end <= b for a, b in asides):
+                    return signature(s.text) not in taken
+                if s.kind != "number":
+                    return False
+                part = next((text[a:b] for a, b in clauses if a <= s.start < b), "").replace(s.text, " ")
+                words = [t for t in lexicon.request_tokens(part) if len(t) > 1 or t.isascii()]
+                return not any(lexicon.knows(c.key, t) for t in words)
+
+            c.ignores = [s.text for s in ignored[c.key] if not context(s)]
 
     @staticmethod
     def _unreached(candidates: list[Candidate], stated: set[str]) -> None:
@@ -252,15 +279,15 @@ class RulePlanner:
         """A rule cut down to one step because the request names the entity its other steps would
         make, chosen without its trigger phrase, is that step's tool: "取消订单O100000123" cancels that
         order; it is not the cancel-an-unpaid-order recipe. Named by its trigger, it is still the
-        recipe — unless the tool takes more of what the request states ("请假单 QJ2024 驳回": the
+        recipe — unless the tool takes more of what the request states ("请假单 Q-1 驳回": the
         recipe's approval step fixes its decision to approve; the request says reject)."""
         if best.kind != "rule" or best.state >= 1.0 or best.plan is None:
-            return best  # a named state is the recipe tailored to it ("提个假单,待审批状态")
+            return best  # a named state is the recipe tailored to it ("提个假单,待审批")
         steps = [s for s in best.plan.steps if s.skipped is None]
         if len(steps) != 1 or not any(n.startswith("dropped") for n in best.plan.notes):
             return best  # one step left by a named state ("待支付") is still the recipe
         if best.lookups_dropped:
-            return best  # only its look-ups dropped ("C2024-0031 安排终面"): the recipe without them
+            return best  # only its look-ups dropped ("C-1 安排终面"): the recipe without them
         tool = next((c for c in candidates if c.kind == "tool" and c.name == steps[0].tool_name), None)
         if tool is None or tool.plan is None or len(tool.plan.missing) > len(best.plan.missing) or tool.lex < best.lex:
             return best  # the recipe's own example says it better than the tool's
@@ -655,9 +682,12 @@ _ASIDE = re.compile(r"[(（][^()（）]*[)）]")  # a parenthesis: detail about 
 
 
 def _restated(text: str, values: list[str]) -> bool:
-    """A value said again inside a longer one the plan takes ("报销 6 月话费, 说明写“6月手机通讯费”")."""
+    """A value said again inside a longer one the plan takes ("报销 5 月话费, 说明写“5月话费”")."""
     compact = re.sub(r"\s+", "", text)
-    return len(compact) > 1 and any(compact in v and compact != v for v in values)
+    if len(compact) < 2:
+        return False
+    inside = re.compile(r"(?<![A-Za-z0-9_])" + re.escape(compact) + r"(?![A-Za-z0-9_])")  # not acct_12 of acct_123
+    return any(compact != v and inside.search(v) for v in values)
 
 
 def _mask(text: str, ranges: list[tuple[int, int]]) -> str:

@@ -58,9 +58,8 @@ EN_RELATIVE = re.compile(
 WEEKDAYS_CN = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 CN_RELATIVE = re.compile(r"(大后天|后天|明天|明日|今天|今日|昨天|昨日)|(下下|下|这|本|上)?(?:个)?(?:周|星期|礼拜)([一二三四五六日天])|"
                          r"(下个?月)(\d{1,2}|[一二三四五六七八九十]+)[号日]|(\d+|[一二两三四五六七八九十]+)天(?:后|之后|以后)")
-MONTH_END = re.compile(r"(下个?|这个?|本|上个?)?月底|(今年|明年)?年底|"
+MONTH_END = re.compile(r"(?<![每去])(下个?|这个?|本|上个?)?月底(?![奖])|(今年|明年|去年)?年底(?![奖])|"
                        r"(?i:\bend\s+of\s+(?:the\s+)?(next\s+|this\s+)?(month|year)\b)")
-_BETWEEN_DATES = re.compile(r"[\s,，(（]*")
 CURRENCY_SYMBOL = {"€": "EUR", "$": "USD", "£": "GBP", "¥": "CNY", "￥": "CNY"}
 ISO_CURRENCIES = ("USD EUR GBP CNY RMB JPY HKD TWD KRW SGD AUD CAD CHF SEK NOK DKK INR BRL MXN RUB ZAR NZD THB MYR "
                   "IDR PHP VND AED SAR TRY PLN CZK HUF ILS").split()
@@ -86,8 +85,8 @@ UNITS = ("kg", "kgs", "kilos", "kilograms", "g", "grams", "lb", "lbs", "km", "m"
 CN_UNITS = "件个份盒瓶支片粒袋箱台天日周月年次人位张单笔块元克斤公斤米号楼层床晚小时分钟岁"
 HALF = re.compile(r"(?:([一二两三四五六七八九十\d]+)\s*(天|个?小时|周|个?月|年)\s*半|半\s*(天|个?小时))")
 NUMBER = re.compile(  # not inside an id: SKU-88121 and 1Z4F8 are ids, 12kg and 5天 are numbers with units
-    rf"(?<![A-Za-z0-9_.-])({_NUM})(?:\s*({'|'.join(sorted(UNITS, key=len, reverse=True))}){_E}|\s*([{CN_UNITS}])"
-    rf"|(?![A-Za-z0-9_]|\.\d))|([一二两三四五六七八九十百千万零]+)\s*([{CN_UNITS}])?", re.IGNORECASE)
+    rf"(?<![A-Za-z0-9_.-])({_NUM})(?:\s*({'|'.join(sorted(UNITS, key=len, reverse=True))}){_E}|\s*(个月|个小时|[{CN_UNITS}])"
+    rf"|(?![A-Za-z0-9_]|\.\d))|([一二两三四五六七八九十百千万零]+)\s*(个月|个小时|[{CN_UNITS}])?", re.IGNORECASE)
 ID = re.compile(_B + r"[A-Za-z0-9]+(?:[-_./#][A-Za-z0-9]+)*" + _E)  # kept only when it holds a digit
 _EN_NUMBER_WORDS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
 
@@ -185,6 +184,8 @@ def _dates(text: str, today: date) -> list[Span]:
 def _period_end(m: re.Match[str], today: date) -> date | None:
     """月底 / 下个月底 / 年底 / end of (next) month: the last day of that month or year."""
     cn_month, cn_year, en_which, en_unit = m.groups()
+    if cn_year == "去年":
+        return date(today.year - 1, 12, 31)
     following = cn_year == "明年" or (cn_month or "").startswith("下") or (en_which or "").strip().lower() == "next"
     if m[0].endswith("年底") or (en_unit or "").lower() == "year":
         return date(today.year + following, 12, 31)
@@ -194,24 +195,28 @@ def _period_end(m: re.Match[str], today: date) -> date | None:
 
 
 def _restated_dates(text: str, written: list[Span], relative: list[Span]) -> list[Span]:
-    """"这周六 2025-07-26", "tomorrow (Nov 24)": a relative date said beside a written one is the same
-    day said twice; the written date stands for both."""
-    out = list(written)
+    """"这周六 2026-11-28", "tomorrow (Nov 24)": a relative date said beside a written one is the same
+    day said twice; the written date stands for both (not across a comma: "2026-11-24, 下周一" is two)."""
+    by_start = {w.start: w for w in written}
+    by_end = {w.end: w for w in written}
+    merged: dict[Span, Span] = {}
+    out: list[Span] = []
     for r in relative:
-        beside = next((w for w in written if _BETWEEN_DATES.fullmatch(text[r.end:w.start])
-                       or _BETWEEN_DATES.fullmatch(text[w.end:r.start])), None)
-        if beside is None or beside not in out:
+        after = re.match(r"\s*[(（]?\s*", text[r.end:])
+        before = re.search(r"\s*[(（]?\s*$", text[max(0, r.start - 8):r.start])
+        beside = by_start.get(r.end + after.end()) if after else None
+        beside = beside or (by_end.get(r.start - len(before.group(0))) if before else None)
+        if beside is None or beside in merged:
             out.append(r)
             continue
-        out.remove(beside)
         start, end = min(r.start, beside.start), max(r.end, beside.end)
-        out.append(Span(start, end, text[start:end], "date", beside.value))
-    return out
+        merged[beside] = Span(start, end, text[start:end], "date", beside.value)
+    return [merged.get(w, w) for w in written] + out
 
 
 MONTH = re.compile(rf"(?<!\d)(\d{{4}})\s*年\s*(\d{{1,2}})\s*月(?!\s*\d{{1,2}}\s*[日号])|(?<![\d-])(\d{{4}})[-/](\d{{1,2}})(?![-/\d])"
                    rf"|{_B}({_MONTH})\.?\s+(\d{{4}}){_E}", re.IGNORECASE)
-TIME = re.compile(r"(?<![A-Za-z0-9_:])([01]?\d|2[0-3])\s*[:：]\s*([0-5]\d)(?:\s*([ap])\.?m\.?)?(?![\d:A-Za-z])"
+TIME = re.compile(r"(?:(?<![A-Za-z0-9_:])|(?<=\dT))([01]?\d|2[0-3])\s*[:：]\s*([0-5]\d)(?:\s*([ap])\.?m\.?)?(?![\d:A-Za-z])"
                   r"|(?<![\d:A-Za-z])(1[0-2]|0?[1-9])\s*([ap])\.?m\.?(?![A-Za-z])", re.IGNORECASE)
 
 
@@ -264,6 +269,7 @@ def _numbers(text: str) -> list[Span]:
                             m[2].lower() if m[2] else None) for m in THOUSANDS.finditer(text)]  # 40k rps
     for m in NUMBER.finditer(text):
         digits, unit_en, unit_cn, cn, cn_unit = m.groups()
+        unit_cn, cn_unit = (u[1:] if u and len(u) > 1 and u[0] == "个" else u for u in (unit_cn, cn_unit))  # 三个月: 月
         if digits is not None:
             out.append(Span(m.start(), m.end(), m[0], "number", _number(digits),
                             (unit_en or unit_cn or "").lower() or None))

@@ -86,7 +86,7 @@ def context_patterns(example: Example, name: str) -> list[re.Pattern[str]]:
     if raw is None or isinstance(raw, bool | dict | list):
         return []
     value, query = str(raw), example.user_query
-    # where the value stands as a token of its own: the 2 of "第2期", not the one inside PL2024000123
+    # where the value stands as a token of its own: the 2 of "第2期", not the one inside P2024001
     alone = re.search(r"(?<![A-Za-z0-9])" + re.escape(value) + r"(?![A-Za-z0-9])", query) \
         if re.fullmatch(r"[A-Za-z0-9]+", value) else None
     pos = alone.start() if alone else query.find(value)
@@ -112,7 +112,8 @@ def context_patterns(example: Example, name: str) -> list[re.Pattern[str]]:
     return out
 
 
-_LISTED = re.compile(r"(?:如|例如|比如|e\.g\.|eg\.|such as|like)\s*[:：]?\s*([^。;；()（）]+)", re.I)
+_LISTED = re.compile(r"(?:(?:例如|比如|如)(?![果何下说今同此])|\be\.g\.|\beg\.|\bsuch as\b)\s*[:：]?\s*([^。;；()（）]+)",
+                     re.I)
 
 
 def listed_values(description: str) -> frozenset[str]:

@@ -334,3 +334,15 @@ def test_a_rival_that_would_leave_the_stated_id_unused_is_not_offered() -> None:
                         core=0.74, mass=1.0, ignores=["IV240088"])
     decision = decide([feedback, listing], {})
     assert decision.best is feedback and decision.choices == [], (decision.verdict, decision.reason)
+
+
+def test_a_name_ending_in_a_verb_like_character_is_kept_whole(planner: RulePlanner) -> None:
+    """升 is as common at the end of a given name as it is as a verb: 李东升 is looked up, not 李东."""
+    p = plan(planner, "李东升调岗到行政部")
+    assert p.rule == "employee_transfer" and p.steps[0].arguments == {"name": "李东升"}
+
+
+@pytest.mark.parametrize("text", ["新建员工档案李明,属于哪个部还没定", "新建员工档案李明,部门还没定,先挂总部"])
+def test_words_shaped_like_a_known_value_are_not_taken_for_it(planner: RulePlanner, text: str) -> None:
+    p = plan(planner, text)
+    assert p.status == "needs_input" and p.missing == ["department"], (p.status, p.missing, p.steps)

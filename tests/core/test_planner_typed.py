@@ -373,11 +373,24 @@ def test_a_duration_said_as_context_does_not_block_the_write(planner: RulePlanne
     assert p.steps[0].arguments["priority"] == "urgent" and p.steps[0].arguments["account_id"] == "acct_12"
 
 
-def test_a_value_nothing_here_takes_makes_a_write_no_match(planner: RulePlanner, desk: Knowledge) -> None:
-    """"cancel my 3pm with jane@…": no tool of the knowledge takes a time — the request is about
-    something else (a meeting), and the email that fits is no reason to offer a cancellation."""
+def test_a_time_nothing_takes_holds_a_write_back(planner: RulePlanner, desk: Knowledge) -> None:
     p = plan(planner, "cancel my 3pm with jane@acme.io")
-    assert p.status == "no_match" and not writes(p, desk), (p.status, p.notes)
+    assert p.status != "planned" and not writes(p, desk), (p.status, p.notes)
+
+
+@pytest.mark.parametrize("text", [
+    "cancel 3 seats of the subscription for acct_12",   # the quantity is what the cancelling is about
+    "pay INV-2024-0012 (and INV-2024-0013)",            # a second invoice, in a parenthesis
+])
+def test_a_value_that_qualifies_the_write_still_holds_it_back(planner: RulePlanner, desk: Knowledge,
+                                                              text: str) -> None:
+    p = plan(planner, text)
+    assert not writes(p, desk), (text, p.status, p.rule or p.tool, p.notes)
+
+
+def test_a_tools_own_example_is_the_tool_not_a_recipe_that_drops_its_lookup(planner: RulePlanner) -> None:
+    p = plan(planner, "cancel the subscription for acct_12")
+    assert (p.status, p.rule, p.tool) == ("planned", None, "cancel_subscription")
 
 
 def test_a_destructive_word_of_one_character_is_known_only_where_that_character_is() -> None:
