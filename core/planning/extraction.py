@@ -206,7 +206,7 @@ class Extractor:
         for tool, param in slot.params:
             found = [f for f in self._explicit(text, tool, param)  # not the "uk" of an email's ".co.uk"
                      if (f.how != "enum" or not any(_strictly_inside(f, sp) for sp in typed))
-                     and not any(_strictly_inside(f, sp) for sp in when)]  # not the 2024 of 2024-07-01
+                     and not (when and any(_strictly_inside(f, sp) for sp in when))]  # not the 2024 of 2024-07-01
             if named and param.name != slot.name:
                 # another step's parameter fed by this name ("warehouse" for "from_warehouse"): its
                 # pattern is about its own name, so it only hints
@@ -308,15 +308,10 @@ class Extractor:
         known = frozenset().union(*(self.voc.known_values.get(k, frozenset()) for k in keys))
         if not known:
             return []
-        found = {(m.start(), m.end()) for v in known for m in re.finditer(
-            re.escape(v) if not v.isascii() else rf"(?<![A-Za-z0-9_]){re.escape(v)}(?![A-Za-z0-9_])", text)}
-        cjk = [v for v in known if _CJK_RUN.fullmatch(v)]
-        suffixes = {v[-1] for v in cjk}
-        if len(cjk) >= 2 and len(suffixes) == 1 and not is_stopword(next(iter(suffixes))):
-            for length in {len(v) for v in cjk}:  # the same make: as long as they are, ending alike, said
-                pattern = rf"(?:^|(?<=[\s,，。:：;；、{_BEFORE_VALUE}]))[\u4e00-\u9fff]{{{length - 1}}}"  # where a value starts
-                found |= {(m.start(), m.end()) for m in re.finditer(pattern + re.escape(next(iter(suffixes))), text)
-                          if not self.voc.is_own_word(m.group(0)[:2])}
+        literal, made = _known_patterns(known)
+        found = {(m.start(), m.end()) for m in literal.finditer(text)}
+        if made is not None:
+            found |= {(m.start(), m.end()) for m in made.finditer(text) if not self.voc.is_own_word(m.group(0)[:2])}
         found = {(a, b) for a, b in found if not any(sp.start < b and a < sp.end for sp in spans)}
         score = CONTEXT if len({text[a:b] for a, b in found}) == 1 else HINTED
         return [Found(text[a:b], a, b, "known", score) for a, b in sorted(found)]
@@ -461,6 +456,23 @@ def _word_at(text: str, word: str) -> int:
 
 
 _BEFORE_VALUE = "在到给填是为从去入转至往和与及"  # "转到市场部", "部门填研发部": a value follows
+
+
+@lru_cache(maxsize=1024)
+def _known_patterns(known: frozenset[str]) -> tuple[re.Pattern[str], re.Pattern[str] | None]:
+    """The pack's own values for a parameter, as one pattern (ASCII ones as whole words), and — when
+    they are Chinese words ending alike (技术部, 数据部) — one for words of the same make, said where a
+    value starts."""
+    literal = re.compile("|".join(re.escape(v) if not v.isascii() else rf"(?<![A-Za-z0-9_]){re.escape(v)}(?![A-Za-z0-9_])"
+                                  for v in sorted(known, key=lambda v: (-len(v), v))))
+    cjk = [v for v in known if _CJK_RUN.fullmatch(v)]
+    suffixes = {v[-1] for v in cjk}
+    if len(cjk) < 2 or len(suffixes) != 1 or is_stopword(next(iter(suffixes))):
+        return literal, None
+    lengths = "|".join(str(n - 1) for n in sorted({len(v) for v in cjk}, reverse=True))
+    made = re.compile(rf"(?:^|(?<=[\s,，。:：;；、{_BEFORE_VALUE}]))(?:" + "|".join(
+        rf"[\u4e00-\u9fff]{{{n}}}" for n in lengths.split("|")) + ")" + re.escape(next(iter(suffixes))))
+    return literal, made
 _NAMING = re.compile(r"(?:名字?叫|名为|叫做|姓名[是为:：]?|\bnamed|\bcalled)\s*$", re.I)
 _CONNECTOR = re.compile(r"(?:\s|[:：=]|\bis\b|\bof\b|\bat\b|\bto\b|\bas\b|为|是|设为|改为|等于)*$", re.I)
 

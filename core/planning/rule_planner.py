@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from datetime import date
+from functools import lru_cache
 from typing import Any
 
 from core.dag import ancestors, dependents, depths, reroute
@@ -164,6 +165,7 @@ class RulePlanner:
         loosely = {r for r in self.kn.rules if r not in stated and self.voc.loose_state_hits(stems, r)}
         clauses = self._clause_words(masked)
         ignored: dict[str, list[Span]] = {}  # candidate -> the values it would leave unused
+        knows = lru_cache(maxsize=None, typed=True)(self.voc.lexicon.knows)  # asked again for every rule of a tool
         out = []
         for key in keys:
             kind, _, name = key.partition(":")
@@ -203,9 +205,10 @@ class RulePlanner:
             c.fill = 1 / (1 + len(c.plan.missing))
             c.content = content
             words = [t for t in content if len(t) > 1 or t.isascii()]
-            c.spoken = {tool: frozenset(t for t in words if self.voc.lexicon.knows(candidate_key("tool", tool), t))
-                        for tool in (self.steps_of[name] if kind == "rule" else {name})}
-            c.leaves = sum(not any(self.voc.lexicon.knows(key, t) for t in clause) for clause in clauses)
+            if kind == "rule":  # which of its steps the request speaks of (tools need not know)
+                c.spoken = {tool: frozenset(t for t in words if knows(candidate_key("tool", tool), t))
+                            for tool in self.steps_of[name]}
+            c.leaves = sum(not any(knows(key, t) for t in clause) for clause in clauses)
             dropped = [m[1] for n in c.plan.notes if (m := _DROPPED.match(n))]
             c.lookups_dropped = bool(dropped) and not any(self._writes("tool", t) for t in dropped)
             out.append(c)
