@@ -76,9 +76,10 @@ def load_cases(path: Path) -> list[Case]:
         raise InputError(f"{path}: cannot read cases: {str(exc).splitlines()[0]}") from exc
 
 
-def _edges(plan: Plan) -> set[tuple[str, str]]:
-    names = {s.step_id: s.tool_name for s in plan.steps}
-    return {(names[d], s.tool_name) for s in plan.steps for d in s.dependencies if d in names}
+def _edges(plan: Plan, running_only: bool = False) -> set[tuple[str, str]]:
+    steps = [s for s in plan.steps if s.skipped is None or not running_only]
+    names = {s.step_id: s.tool_name for s in steps}
+    return {(names[d], s.tool_name) for s in steps for d in s.dependencies if d in names}
 
 
 def _literal(value: Any) -> Any:
@@ -100,17 +101,18 @@ def score_case(case: Case, plan: Plan, latency_ms: float) -> tuple[CaseResult, d
             diffs.append(f"rule: expected {exp.rule}, got {plan.rule}")
     got_tools = [s.tool_name for s in plan.steps] if plan.status == "planned" else []
     running = [s.tool_name for s in plan.steps if s.skipped is None] if plan.status == "planned" else []
+    # A step the plan already marks as skipped (its condition is false) is in the plan and will not
+    # run: a case may list it or leave it out (the format does not say which), edges likewise.
+    only_running = exp.tools is not None and exp.tools == running
     if exp.tools is not None:
-        # A step the plan already marks as skipped (its condition is false) is in the plan and will not
-        # run: a case may list it or leave it out (the format does not say which).
-        if exp.tools == running:
+        if only_running:
             got_tools = running
         if got_tools != exp.tools:
             diffs.append(f"tools: expected {exp.tools}, got {got_tools}")
         inter = sum((Counter(got_tools) & Counter(exp.tools)).values())
         counts["node"] = (inter, len(got_tools) - inter, len(exp.tools) - inter)
     if exp.edges is not None:
-        got_edges, want = _edges(plan), {tuple(e) for e in exp.edges}
+        got_edges, want = _edges(plan, running_only=only_running), {tuple(e) for e in exp.edges}
         lost = want - got_edges
         if lost:
             diffs.append(f"edges missing: {sorted(lost)}")

@@ -27,3 +27,10 @@ def test_a_step_already_known_skipped_may_be_listed_or_left_out(tools: list[str]
     assert result.ok is ok, result.diffs
     if ok:
         assert counts["node"][1:] == (0, 0)  # no false or missed nodes either way
+
+
+def test_edges_of_a_step_left_out_as_skipped_are_not_counted() -> None:
+    case = Case(query="q", expect=Expect(status="planned", tools=["find_subscription", "change_plan"],
+                                         edges=[("find_subscription", "change_plan")]))
+    result, counts = score_case(case, _plan(), 1.0)
+    assert result.ok and counts["edge"] == (1, 0, 0)
