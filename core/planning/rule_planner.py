@@ -679,7 +679,7 @@ def _value_part(span: Span) -> tuple[int, int]:
 
 # Where one part of a request ends and another begins: punctuation, and the words that add a second
 # task ("办完离职顺便补个HC", "… and also give them a key")
-_CLAUSE_BREAK = re.compile(r"[,，。;；!！?？\n]|顺便|同时|然后|并且|另外|再帮|(?i:\b(?:and also|and then|plus|as well as)\b)")
+_CLAUSE_BREAK = re.compile(r"[,，。;；!！?？\n]|顺便|(?<!不)同时|然后|并且|另外|再帮|(?i:\b(?:and also|and then|plus|as well as)\b)")
 _DROPPED = re.compile(r"dropped step \d+ \((\w+)\)")
 _ASIDE = re.compile(r"[(（][^()（）]*[)）]")  # a parenthesis: detail about what is asked, not a value to use
 
