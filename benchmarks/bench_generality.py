@@ -58,8 +58,7 @@ def score_pack(pack: Path, work: Path, show_failures: bool) -> list[dict[str, An
             failed = {f.query for f in report.failures}
             for case in cases:
                 plan = plans[id(case)]
-                writes = plan.status == "planned" and any(kn.tools[s.tool_name].side_effects for s in plan.steps
-                                                          if s.skipped is None)
+                writes = plan.status == "planned" and any(kn.tools[s.tool_name].side_effects for s in plan.running())
                 if case.expect.status in ("no_match", "needs_input") and writes:
                     unsafe += 1
                 elif case.expect.status == "planned" and writes and case.query in failed:

@@ -70,15 +70,19 @@ class Answer(BaseModel):
     runs: list[RunResult] = []
 
     @property
+    def ran(self) -> list[RunResult]:
+        """Every run the request made: each copy's, or the one run (none when it did not run)."""
+        return self.runs or ([self.run] if self.run else [])
+
+    @property
     def ok(self) -> bool:
         """Planned without error, and when it ran, the run (every copy's run) succeeded."""
-        ran = self.runs or ([self.run] if self.run else [])
-        return self.status == "planned" and self.error is None and all(r.status == "succeeded" for r in ran)
+        return self.status == "planned" and self.error is None and all(r.status == "succeeded" for r in self.ran)
 
     @property
     def each(self) -> list[dict[str, Any]]:
         """Every run's outputs (`outputs` of each copy, in copy order; one item for a single run)."""
-        return [_merged(r) for r in (self.runs or ([self.run] if self.run else []))]
+        return [_merged(r) for r in self.ran]
 
     @property
     def outputs(self) -> dict[str, Any]:

@@ -77,7 +77,7 @@ def load_cases(path: Path) -> list[Case]:
 
 
 def _edges(plan: Plan, running_only: bool = False) -> set[tuple[str, str]]:
-    steps = [s for s in plan.steps if s.skipped is None or not running_only]
+    steps = plan.running() if running_only else plan.steps
     names = {s.step_id: s.tool_name for s in steps}
     return {(names[d], s.tool_name) for s in steps for d in s.dependencies if d in names}
 
@@ -100,7 +100,7 @@ def score_case(case: Case, plan: Plan, latency_ms: float) -> tuple[CaseResult, d
         if not rule_ok:
             diffs.append(f"rule: expected {exp.rule}, got {plan.rule}")
     got_tools = [s.tool_name for s in plan.steps] if plan.status == "planned" else []
-    running = [s.tool_name for s in plan.steps if s.skipped is None] if plan.status == "planned" else []
+    running = [s.tool_name for s in plan.running()] if plan.status == "planned" else []
     # A step the plan already marks as skipped (its condition is false) is in the plan and will not
     # run: a case may list it or leave it out (the format does not say which), edges likewise.
     only_running = exp.tools is not None and exp.tools == running

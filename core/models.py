@@ -379,6 +379,10 @@ class Plan(BaseModel):
     def step(self, step_id: StepId) -> PlanStep | None:
         return next((s for s in self.steps if s.step_id == step_id), None)
 
+    def running(self) -> list[PlanStep]:
+        """The steps that will run: not those the planner already knows are skipped."""
+        return [s for s in self.steps if s.skipped is None]
+
     def spec_json(self) -> dict[str, Any]:
         """The spec's JSON object: the required keys first, extensions after."""
         data = self.model_dump(mode="json")

@@ -171,6 +171,11 @@ def fuller(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str
                  and best.score - c.score < CLOSE), best)
 
 
+def clears_bar(c: Candidate) -> bool:
+    """Evidence enough to plan it on its own: more for a plan that writes than for one that reads."""
+    return c.score >= (WRITE_MIN if c.writes else READ_MIN)
+
+
 def sufficient(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str]]) -> Candidate:
     """The mirror of `fuller`: a recipe no trigger or state named, that would still have to ask for
     a value, gives way to one of its own steps that takes every value the request states and needs
@@ -182,7 +187,7 @@ def sufficient(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set
     return next((c for c in ranked if related(best, c, steps_of) and c.fill >= 1.0 and c.writes == best.writes
                  and not c.ignores and c.assignment is not None and not _spoken_beside(best, c.name)
                  and stated <= {(f.start, f.end) for f in c.assignment.values.values()}
-                 and c.score >= (WRITE_MIN if c.writes else READ_MIN)), best)
+                 and clears_bar(c)), best)
 
 
 def named_recipe(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str]]) -> Candidate:
@@ -192,7 +197,7 @@ def named_recipe(best: Candidate, ranked: list[Candidate], steps_of: dict[str, s
     if best.kind != "tool" or best.strong or best.plan is None:
         return best  # a near-verbatim example of the tool itself says it is the tool
     return next((c for c in ranked if related(best, c, steps_of) and c.trigger >= 1.0 and c.fill >= best.fill
-                 and len(c.ignores) <= len(best.ignores) and c.score >= (WRITE_MIN if c.writes else READ_MIN)
+                 and len(c.ignores) <= len(best.ignores) and clears_bar(c)
                  and _goes_on_from(c, best.name)), best)
 
 
@@ -204,14 +209,14 @@ def without_lookup(best: Candidate, ranked: list[Candidate], steps_of: dict[str,
         return best  # the tool's own near-verbatim example says it is the tool
     return next((c for c in ranked if related(best, c, steps_of) and c.lookups_dropped and c.plan is not None
                  and c.fit >= best.fit and c.fill >= best.fill  # its constants take nothing the request says
-                 and [s.tool_name for s in c.plan.steps if s.skipped is None] == [best.name]
-                 and c.score >= (WRITE_MIN if c.writes else READ_MIN)), best)
+                 and [s.tool_name for s in c.plan.running()] == [best.name]
+                 and clears_bar(c)), best)
 
 
 def _goes_on_from(c: Candidate, tool: str) -> bool:
     """The recipe's plan starts with the tool and goes on from it: "订单O100000009申请仅退款" is about
     an order that exists, and a recipe that would pay for it first is not what was asked."""
-    ran = [s for s in c.plan.steps if s.skipped is None] if c.plan is not None else []
+    ran = c.plan.running() if c.plan is not None else []
     return len(ran) > 1 and ran[0].tool_name == tool
 
 
@@ -248,7 +253,7 @@ def unrun(best: Candidate, ranked: list[Candidate]) -> Candidate:
     not do what was asked: that step's own tool is."""
     if best.kind != "rule" or best.strong or best.plan is None:
         return best
-    ran = {s.tool_name for s in best.plan.steps if s.skipped is None}
+    ran = {s.tool_name for s in best.plan.running()}
     if any(words for name, words in best.spoken.items() if name in ran):
         return best
     asked = [name for name, words in best.spoken.items() if words and name not in ran]
@@ -286,14 +291,13 @@ def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decisi
     best = without_lookup(covering(fitter(best, ranked), ranked, steps_of), ranked, steps_of)
     if best.cov < COV_MIN and not best.strong:
         return Decision("no_match", None, reason=f"the request is mostly unexplained (coverage {best.cov:.2f})")
-    bar = WRITE_MIN if best.writes else READ_MIN
     rivals = [c for c in ranked if c is not best and not related(best, c, steps_of) and c.score >= ASK_MIN]
     # a rival the request's words oppose (a read, when they ask for a change) is no rival
     close = [c for c in rivals if best.score - c.score < CLOSE and not outvalued(best, c)
              and not (c.intent < 0 < best.intent and not c.strong)
              and not (not c.writes and (unexplaining(best, c) or (c.ignores and not best.ignores and not c.strong)))]
     # (a read that explains much less of the request, or would leave its values unused, is no rival)
-    if best.score >= bar or (best.strong and best.score >= ASK_MIN):
+    if clears_bar(best) or (best.strong and best.score >= ASK_MIN):
         if close and not best.strong:
             return Decision("ask", best, [best, *close[:2]], reason="two candidates are close")
         pinned = best.pinned and all(best.score - c.score >= PINNED_MARGIN for c in rivals)

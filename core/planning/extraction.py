@@ -97,8 +97,9 @@ def rule_slots(rule: RuleSpec, kn: Knowledge) -> list[Slot]:
     return list(slots.values())
 
 
-def _strictly_inside(found: Found, span: Span) -> bool:
-    return span.start <= found.start and found.end <= span.end and (span.start, span.end) != (found.start, found.end)
+def _strictly_inside(start: int, end: int, span: Span) -> bool:
+    """A piece of the span, not all of it."""
+    return span.start <= start and end <= span.end and (span.start, span.end) != (start, end)
 
 
 def _implied(param: ParamSpec) -> ParamSpec:
@@ -205,8 +206,8 @@ class Extractor:
         when = [sp for sp in spans if sp.kind in ("date", "month", "time") and _NUMERIC_DATE.fullmatch(sp.text)]
         for tool, param in slot.params:
             found = [f for f in self._explicit(text, tool, param)  # not the "uk" of an email's ".co.uk"
-                     if (f.how != "enum" or not any(_strictly_inside(f, sp) for sp in typed))
-                     and not (when and any(_strictly_inside(f, sp) for sp in when))]  # not the 2024 of 2024-07-01
+                     if (f.how != "enum" or not any(_strictly_inside(f.start, f.end, sp) for sp in typed))
+                     and not (when and any(_strictly_inside(f.start, f.end, sp) for sp in when))]  # not the 2024 of 2024-07-01
             if named and param.name != slot.name:
                 # another step's parameter fed by this name ("warehouse" for "from_warehouse"): its
                 # pattern is about its own name, so it only hints
@@ -287,7 +288,7 @@ class Extractor:
                 if not m:
                     continue
                 raw, start, end = m.group(1), m.start(1), m.end(1)
-                inside = next((s for s in spans if s.start <= start and end <= s.end and (s.start, s.end) != (start, end)
+                inside = next((s for s in spans if _strictly_inside(start, end, s)
                                and s.kind in ("email", "url", "id", "date", "amount", "quoted")), None)
                 if inside is not None:  # a piece of a typed value ("qa" of qa@corp.io, "Acme" of "Acme Labs")
                     continue
@@ -467,12 +468,10 @@ def _known_patterns(known: frozenset[str]) -> tuple[re.Pattern[str], re.Pattern[
                                   for v in sorted(known, key=lambda v: (-len(v), v))))
     cjk = [v for v in known if _CJK_RUN.fullmatch(v)]
     suffixes = {v[-1] for v in cjk}
-    if len(cjk) < 2 or len(suffixes) != 1 or is_stopword(next(iter(suffixes))):
+    if len(cjk) < 2 or len(suffixes) != 1 or is_stopword(suffix := suffixes.pop()):
         return literal, None
-    lengths = "|".join(str(n - 1) for n in sorted({len(v) for v in cjk}, reverse=True))
-    made = re.compile(rf"(?:^|(?<=[\s,，。:：;；、{_BEFORE_VALUE}]))(?:" + "|".join(
-        rf"[\u4e00-\u9fff]{{{n}}}" for n in lengths.split("|")) + ")" + re.escape(next(iter(suffixes))))
-    return literal, made
+    heads = "|".join(rf"[\u4e00-\u9fff]{{{n - 1}}}" for n in sorted({len(v) for v in cjk}, reverse=True))
+    return literal, re.compile(rf"(?:^|(?<=[\s,，。:：;；、{_BEFORE_VALUE}]))(?:{heads}){re.escape(suffix)}")
 _NAMING = re.compile(r"(?:名字?叫|名为|叫做|姓名[是为:：]?|\bnamed|\bcalled)\s*$", re.I)
 _CONNECTOR = re.compile(r"(?:\s|[:：=]|\bis\b|\bof\b|\bat\b|\bto\b|\bas\b|为|是|设为|改为|等于)*$", re.I)
 

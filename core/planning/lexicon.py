@@ -112,6 +112,12 @@ def is_question(text: str) -> bool:
         or "是否" in text
 
 
+def whole_word(token: str) -> bool:
+    """A token that is a word on its own: an English stem, or Chinese of two characters or more (a
+    single character is a piece of many words)."""
+    return len(token) > 1 or token.isascii()
+
+
 def destructive(text: str) -> list[str]:
     """Words that destroy data (delete, wipe, 删除, 注销...), as stems or as written."""
     words = {stem(w) for w in re.findall(r"[A-Za-z]+", text)}
@@ -234,7 +240,7 @@ class Lexicon:
         if isinstance(word, Alias):
             return not word.alts.isdisjoint(words)
         parts = tokens(word) if not word.isascii() else [word]
-        whole = [p for p in parts if len(p) > 1 or p.isascii()]
+        whole = [p for p in parts if whole_word(p)]
         return bool(parts) and all(p in words for p in whole or parts)  # 删了 is 删: known only if 删 is
 
     def weight(self, token: str) -> float:

@@ -32,7 +32,7 @@ from core.planning.copies import (
 )
 from core.planning.extraction import Assignment, Extractor, Found, Slot, rule_slots, tool_slots
 from core.planning.idioms import plain
-from core.planning.lexicon import destructive, intent, is_question, name_words, stem
+from core.planning.lexicon import destructive, intent, is_question, name_words, stem, whole_word
 from core.planning.names import person_names, takes_person
 from core.planning.questions import choice_question, language_of, missing_question, no_match_question
 from core.planning.spans import Span
@@ -204,7 +204,7 @@ class RulePlanner:
             c.plan = self._plan_candidate(c, text, request, assignment, {}, None, lang)
             c.fill = 1 / (1 + len(c.plan.missing))
             c.content = content
-            words = [t for t in content if len(t) > 1 or t.isascii()]
+            words = [t for t in content if whole_word(t)]
             if kind == "rule":  # which of its steps the request speaks of (tools need not know)
                 c.spoken = {tool: frozenset(t for t in words if knows(candidate_key("tool", tool), t))
                             for tool in self.steps_of[name]}
@@ -229,7 +229,7 @@ class RulePlanner:
         /v1/search)"; but "pay INV-1 (and INV-2)" names a second invoice)."""
         asides = [(m.start(), m.end()) for m in _ASIDE.finditer(text)]
         untaken = {s for s in spans if all(s in ignored[c.key] for c in candidates)}
-        clauses = [(m.start(), m.end()) for m in re.finditer(r"[^,，。;；!！?？\n]+", text)]
+        clauses = [(m.start(), m.end()) for m in _CLAUSE.finditer(text)]
         lexicon = self.voc.lexicon
         for c in candidates:
             taken = {signature(str(f.value)) for f in (c.assignment.values.values() if c.assignment else [])}
@@ -242,7 +242,7 @@ class RulePlanner:
                 if s.kind != "number":
                     return False
                 part = next((text[a:b] for a, b in clauses if a <= s.start < b), "").replace(s.text, " ")
-                words = [t for t in lexicon.request_tokens(part) if len(t) > 1 or t.isascii()]
+                words = [t for t in lexicon.request_tokens(part) if whole_word(t)]
                 return not any(lexicon.knows(c.key, t) for t in words)
 
             c.ignores = [s.text for s in ignored[c.key] if not context(s)]
@@ -274,7 +274,7 @@ class RulePlanner:
                 c.content, candidate_key("tool", t), writes=self.writes[candidate_key("tool", t)])) for t in tools),
                 default=0.0)
             if best_tool >= c.cov - 1e-9:
-                ran = [s for s in c.plan.steps if s.skipped is None]
+                ran = c.plan.running()
                 c.excess = max(0, len(ran) - 1) / max(1, len(ran))
 
     @staticmethod
@@ -286,7 +286,7 @@ class RulePlanner:
         recipe's approval step fixes its decision to approve; the request says reject)."""
         if best.kind != "rule" or best.state >= 1.0 or best.plan is None:
             return best  # a named state is the recipe tailored to it ("提个假单,待审批")
-        steps = [s for s in best.plan.steps if s.skipped is None]
+        steps = best.plan.running()
         if len(steps) != 1 or not any(n.startswith("dropped") for n in best.plan.notes):
             return best  # one step left by a named state ("待支付") is still the recipe
         if best.lookups_dropped:
@@ -311,7 +311,7 @@ class RulePlanner:
         out = []
         for part in _CLAUSE_BREAK.split(text):
             lexicon = self.voc.lexicon
-            words = [t for t in lexicon.request_tokens(part) if (len(t) > 1 or t.isascii()) and lexicon.has(t)
+            words = [t for t in lexicon.request_tokens(part) if whole_word(t) and lexicon.has(t)
                      and lexicon.weight(t) >= TELLING * lexicon.unknown_weight]  # "customer is furious" tells little
             if words:
                 out.append(words)
@@ -320,7 +320,7 @@ class RulePlanner:
     def _without_remarks(self, text: str, units: list[tuple[int, int]]) -> str:
         """Clauses the knowledge knows no word of and that hold no value ("项目上线期间不能休" after the
         request proper) are a remark, not what is asked: they neither help nor hurt any candidate."""
-        clauses = [(m.start(), m.end()) for m in re.finditer(r"[^,，。;；!！?？\n]+", text)]
+        clauses = [(m.start(), m.end()) for m in _CLAUSE.finditer(text)]
         if len(clauses) < 2:
             return text
         lexicon = self.voc.lexicon
@@ -677,6 +677,7 @@ def _value_part(span: Span) -> tuple[int, int]:
     return span.start, span.end
 
 
+_CLAUSE = re.compile(r"[^,，。;；!！?？\n]+")  # a clause: the text between punctuation
 # Where one part of a request ends and another begins: punctuation, and the words that add a second
 # task ("办完离职顺便补个HC", "… and also give them a key")
 _CLAUSE_BREAK = re.compile(r"[,，。;；!！?？\n]|顺便|(?<!不)同时|然后|并且|另外|再帮|(?i:\b(?:and also|and then|plus|as well as)\b)")

@@ -84,9 +84,11 @@ UNITS = ("kg", "kgs", "kilos", "kilograms", "g", "grams", "lb", "lbs", "km", "m"
          "%", "percent", "pct", "gb", "mb", "tb", "rpm", "rps", "qps", "tps")
 CN_UNITS = "件个份盒瓶支片粒袋箱台天日周月年次人位张单笔块元克斤公斤米号楼层床晚小时分钟岁"
 HALF = re.compile(r"(?:([一二两三四五六七八九十\d]+)\s*(天|个?小时|周|个?月|年)\s*半|半\s*(天|个?小时))")
+_UNIT = "|".join(sorted(UNITS, key=len, reverse=True))
+_CN_UNIT = f"个月|个小时|[{CN_UNITS}]"  # 三个月, 两个小时: the 个 belongs to the unit
 NUMBER = re.compile(  # not inside an id: SKU-88121 and 1Z4F8 are ids, 12kg and 5天 are numbers with units
-    rf"(?<![A-Za-z0-9_.-])({_NUM})(?:\s*({'|'.join(sorted(UNITS, key=len, reverse=True))}){_E}|\s*(个月|个小时|[{CN_UNITS}])"
-    rf"|(?![A-Za-z0-9_]|\.\d))|([一二两三四五六七八九十百千万零]+)\s*(个月|个小时|[{CN_UNITS}])?", re.IGNORECASE)
+    rf"(?<![A-Za-z0-9_.-])({_NUM})(?:\s*({_UNIT}){_E}|\s*({_CN_UNIT})"
+    rf"|(?![A-Za-z0-9_]|\.\d))|([一二两三四五六七八九十百千万零]+)\s*({_CN_UNIT})?", re.IGNORECASE)
 ID = re.compile(_B + r"[A-Za-z0-9]+(?:[-_./#][A-Za-z0-9]+)*" + _E)  # kept only when it holds a digit
 _EN_NUMBER_WORDS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
 
@@ -260,8 +262,7 @@ def _amounts(text: str) -> list[Span]:
     return out
 
 
-THOUSANDS = re.compile(r"(?<![A-Za-z0-9_.-])(\d+(?:\.\d+)?)[kK](?:\s*(" + "|".join(sorted(UNITS, key=len, reverse=True))
-                       + r"))?(?![A-Za-z0-9_])", re.IGNORECASE)
+THOUSANDS = re.compile(rf"(?<![A-Za-z0-9_.-])(\d+(?:\.\d+)?)[kK](?:\s*({_UNIT}))?(?![A-Za-z0-9_])", re.IGNORECASE)
 
 
 def _numbers(text: str) -> list[Span]:

@@ -23,7 +23,6 @@ from core.planning.text import PhraseHit, find_phrases, gapped_pattern, phrase_p
 
 Phrases = list[tuple[re.Pattern[str], str, Any]]
 _CJK = r"[\u3400-\u9fff]"
-_CJK_CHAR = re.compile(_CJK)
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
 # Examples are read with a fixed "today": only the shape of their values matters here.
 _EXAMPLE_DAY = date(2024, 1, 1)
@@ -106,7 +105,7 @@ def context_patterns(example: Example, name: str) -> list[re.Pattern[str]]:
         out.append(re.compile(re.escape(left) + r"\s*(" + klass + ")" + stop, re.IGNORECASE))
     if len(right) >= 2 and pos == 0:
         out.append(re.compile(r"^(" + klass + r")\s*" + re.escape(right), re.IGNORECASE))
-    if not lazy and left and right and _CJK_CHAR.fullmatch(left[-1]) and _CJK_CHAR.fullmatch(right[0]):
+    if not lazy and left and right and _CJK_RUN.fullmatch(left[-1]) and _CJK_RUN.fullmatch(right[0]):
         # a number or code between two characters ("第2期", "共3人"): those two frame it anywhere
         out.append(re.compile(re.escape(left[-1]) + r"\s*(" + klass + r")\s*" + re.escape(right[0])))
     return out
