@@ -41,6 +41,7 @@ class ParamSpec(BaseModel):
     synonyms: dict[str, list[str]] = Field(default_factory=dict)
     patterns: list[str] = Field(default_factory=list)
     _check: Any = PrivateAttr(default=None)  # the planner's compiled validator (core/planning/typed.py)
+    _shapes: Any = PrivateAttr(default=None)  # what its patterns capture, compiled (core/planning/typed.py)
 
     @property
     def has_default(self) -> bool:

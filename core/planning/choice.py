@@ -78,6 +78,8 @@ class Candidate:
     ignores: list[str] = field(default_factory=list)  # values the request states that its plan would not use
     # Request words (not single characters) each of its tools knows: which steps the request speaks of
     spoken: dict[str, frozenset[str]] = field(default_factory=dict)
+    running_writes: frozenset[str] = frozenset()  # a recipe's steps that will run and write
+    presumes: list[str] = field(default_factory=list)  # things said to exist ("the booking") its first write makes
     leaves: int = 0  # clauses of the request (with words the knowledge knows) it knows no word of
     lookups_dropped: bool = False  # a recipe whose plan dropped steps for values the request carries, all reads
     asks: bool = False  # the request is put as a question ("?", 吗, 有没有...)
@@ -167,6 +169,7 @@ def fuller(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str
     taken = len(best.assignment.values)
     return next((c for c in ranked if related(best, c, steps_of) and c.fill >= 1.0 and c.writes == best.writes
                  and c.assignment is not None and len(c.assignment.values) > taken
+                 and not _unasked_writes(c, best.name)  # finding a value, not making more than was asked
                  and len(c.ignores) < len(best.ignores) + (best.fill < 1.0)  # uses more of what is said
                  and best.score - c.score < CLOSE), best)
 
@@ -226,8 +229,16 @@ def fitter(best: Candidate, ranked: list[Candidate]) -> Candidate:
     transfer" converts the trial (it takes the payment method too), not the lifecycle that stops at
     a trial."""
     return max((c for c in ranked if best.score - c.score < CLOSE and c.writes == best.writes
-                and c.fit > best.fit + 1e-9 and c.fill >= best.fill and len(c.ignores) <= len(best.ignores)),
+                and c.fit > best.fit + 1e-9 and c.fill >= best.fill and len(c.ignores) <= len(best.ignores)
+                and not (best.kind == "tool" and _unasked_writes(c, best.name))),
                key=lambda c: (c.fit, c.score), default=best)
+
+
+def _unasked_writes(rule: Candidate, tool: str) -> list[str]:
+    """The recipe's other writes the request says nothing of beyond what this step knows: "给张伟开一份
+    收入证明" is that certificate, not a visa pack that also issues an employment certificate."""
+    own = rule.spoken.get(tool, frozenset())
+    return [name for name in rule.running_writes if name != tool and not rule.spoken.get(name, frozenset()) - own]
 
 
 def _spoken_beside(rule: Candidate, tool: str) -> frozenset[str]:
@@ -260,6 +271,17 @@ def unrun(best: Candidate, ranked: list[Candidate]) -> Candidate:
     return next((c for c in ranked if c.kind == "tool" and c.name in asked and c.score >= ASK_MIN), best)
 
 
+def existing(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str]]) -> Candidate:
+    """A recipe that would first make what the request speaks of as existing ("hand over the keys for
+    the booking", "send the car to the workshop") is not what was asked: the step that does what the
+    request says, on that existing thing, is (it asks which one when the request does not say)."""
+    if best.kind != "rule" or not best.presumes or best.trigger >= 1.0 or best.plan is None:
+        return best
+    first = best.plan.running()[0].tool_name
+    asked = {name for name, words in best.spoken.items() if name != first and words - best.spoken.get(first, frozenset())}
+    return next((c for c in ranked if c.kind == "tool" and c.name in asked and c.score >= ASK_MIN), best)
+
+
 def _stated(c: Candidate) -> int:
     """Values the request states in a shape the candidate's parameters declare (pattern, format)."""
     values = c.assignment.values.values() if c.assignment else []
@@ -289,6 +311,9 @@ def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decisi
     best = wanted_change(looked_up(least_action(unrun(ranked[0], ranked), ranked, steps_of), ranked), ranked)
     best = named_recipe(sufficient(fuller(best, ranked, steps_of), ranked, steps_of), ranked, steps_of)
     best = without_lookup(covering(fitter(best, ranked), ranked, steps_of), ranked, steps_of)
+    presumed, best = best, existing(best, ranked, steps_of)
+    if best is not presumed and best.plan is not None and best.plan.missing:
+        return Decision("plan", best)  # it asks which existing thing is meant: nothing is written
     if best.cov < COV_MIN and not best.strong:
         return Decision("no_match", None, reason=f"the request is mostly unexplained (coverage {best.cov:.2f})")
     rivals = [c for c in ranked if c is not best and not related(best, c, steps_of) and c.score >= ASK_MIN]

@@ -80,6 +80,8 @@ IDIOMS_ZH: tuple[tuple[str, str], ...] = (
 )
 
 
+# How-is-it-going with no thing in the gap: small talk, not a status question.
+_SMALL_TALK = re.compile(r"\S+\s+(?:it|things|everything|life|you|ya|u|that|stuff|your day)\s+(?:going|looking)", re.I)
 _HEADS: set[str] = set()  # every form of every English idiom's first word: a cheap "none here" test
 
 
@@ -148,6 +150,8 @@ def idiom_hits(text: str) -> tuple[IdiomHit, ...]:
         if m.end() == m.start() or m.lastgroup is None:
             continue
         means, gap = _GROUPS[int(m.lastgroup[1:])]
+        if gap and means[0] == "status" and _SMALL_TALK.fullmatch(m.group(0)):
+            continue  # "how's it going?" greets; "how's INC-3 going?" asks
         hits.append(IdiomHit(m.start(), m.end(), means, _own_words(text, m.start(), m.end()) if gap
                              else ((m.start(), m.end()),)))
     return tuple(hits)

@@ -83,6 +83,28 @@ raise increase decrease lower comp hand issue""".split()), "造", "建", "生", 
 GENERIC_READ = READ_CUES | frozenset(["查", "看", "查询", "查看", "看看", "查下", "多", "少", "多少"])
 
 
+# "the booking", "this car", "这笔订单", "该员工": a thing that already exists. "a paid order" or "new
+# hire" is one to make; a request that makes something says so (the cues below).
+_DEFINITE_EN = re.compile(r"\b(?:the|this|that|these|those|its|their|his|her|our|my|your)\s+([a-z][a-z-]+)"
+                          r"(?:\s+([a-z][a-z-]+))?", re.I)
+_DEFINITE_ZH = re.compile(r"(?:这|那|该|此)(?:个|笔|单|张|位|辆|份|条|件|台|次|批)?([\u4e00-\u9fff]{1,2})")
+MAKE_CUES = frozenset(stem(w) for w in "create make new generate build spin set register book open add produce fake "
+                      "seed mock prepare".split())
+MAKE_CUES_ZH = ("造", "生成", "创建", "新建", "新增", "新", "建", "来一", "下一", "弄一", "搞一", "做一", "开一", "录入",
+                "添加", "注册")
+
+
+def definite_things(text: str) -> list[str]:
+    """Words for things the request speaks of as already existing ("the booking" -> book), unless it
+    also asks to make something."""
+    out = [stem(w) for m in _DEFINITE_EN.finditer(text) for w in m.groups() if w and not is_stopword(w)]
+    rest = _DEFINITE_EN.sub(" ", text)  # "the booking" names a thing; "book a car" makes one
+    if {stem(w) for w in re.findall(r"[A-Za-z]+", rest)} & MAKE_CUES or any(c in text for c in MAKE_CUES_ZH):
+        return []
+    out += [m.group(1) for m in _DEFINITE_ZH.finditer(text) if len(m.group(1)) == 2]
+    return out
+
+
 def intent(text: str) -> int:
     """+1 the request wants something done, -1 it asks about something, 0 unclear (both or neither)."""
     words = {stem(w) for w in re.findall(r"[A-Za-z]+", text)}

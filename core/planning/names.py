@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from functools import cache
+from pathlib import Path
 
 # The ~120 most common single-character surnames (about 90 % of people in mainland China).
 SURNAMES = frozenset(
@@ -35,10 +37,28 @@ _TIME_WORDS = ("今年", "去年", "明年", "今天", "明天", "昨天", "后�
                "本周", "这个月", "下个月", "上个月", "最近")
 
 
+_NAMING_CUE = re.compile(r"(?:叫|名为|名叫|姓名|名字|称为)\s*[:：是为]?\s*$")
+
+
+@cache
+def _not_names() -> frozenset[str]:
+    """Common words that start like a name (季度, 全员, 高级, 江苏): data/not_names_zh.txt, built
+    from jieba's dictionary by data/build_not_names.py."""
+    text = (Path(__file__).parent / "data" / "not_names_zh.txt").read_text(encoding="utf-8")
+    return frozenset(line for line in text.splitlines() if line and not line.startswith("#"))
+
+
+def is_common_word(text: str) -> bool:
+    """A Chinese word of the language that merely starts with a surname: not a name unless the
+    request says it is one (名字叫…)."""
+    return text in _not_names()
+
+
 def looks_like_name(text: str) -> bool:
-    """A Chinese person name: a common surname and one or two given characters."""
+    """A Chinese person name: a common surname and one or two given characters, not a common word."""
     surname = 2 if text[:2] in COMPOUND_SURNAMES else 1 if text[:1] in SURNAMES else 0
-    return bool(surname) and 1 <= len(text) - surname <= 2 and not _WEEKDAY.match(text)
+    return bool(surname) and 1 <= len(text) - surname <= 2 and not _WEEKDAY.match(text) \
+        and not is_common_word(text)
 
 
 def takes_person(name: str, description: str) -> bool:
@@ -69,6 +89,8 @@ def person_names(text: str, is_own_word: Callable[[str], bool],
                 break
             if _WEEKDAY.match(name) or name[surname_len:] in _NOT_GIVEN or _PARTICLES.intersection(name[surname_len:]):
                 break  # 周一 is Monday, not Mr Zhou; 查一下 is "have a look", not Mr Zha
+            if is_common_word(name) and not _NAMING_CUE.search(text[max(0, i - 6):i]):
+                break  # 这个季度 is a quarter, 全员 everyone: words of the language, unless said as a name
             if breaks(end):
                 yield name, i, end
                 taken_until = end

@@ -32,7 +32,15 @@ from core.planning.copies import (
 )
 from core.planning.extraction import Assignment, Extractor, Found, Slot, rule_slots, tool_slots
 from core.planning.idioms import plain
-from core.planning.lexicon import destructive, intent, is_question, name_words, stem, whole_word
+from core.planning.lexicon import (
+    definite_things,
+    destructive,
+    intent,
+    is_question,
+    name_words,
+    stem,
+    whole_word,
+)
 from core.planning.names import person_names, takes_person
 from core.planning.questions import choice_question, language_of, missing_question, no_match_question
 from core.planning.spans import Span
@@ -164,6 +172,7 @@ class RulePlanner:
         memo: dict[object, object] = {}  # slot candidates, shared by the candidates of this request
         loosely = {r for r in self.kn.rules if r not in stated and self.voc.loose_state_hits(stems, r)}
         clauses = self._clause_words(masked)
+        things = definite_things(masked)
         ignored: dict[str, list[Span]] = {}  # candidate -> the values it would leave unused
         knows = lru_cache(maxsize=None, typed=True)(self.voc.lexicon.knows)  # asked again for every rule of a tool
         out = []
@@ -208,6 +217,10 @@ class RulePlanner:
             if kind == "rule":  # which of its steps the request speaks of (tools need not know)
                 c.spoken = {tool: frozenset(t for t in words if knows(candidate_key("tool", tool), t))
                             for tool in self.steps_of[name]}
+                c.running_writes = frozenset(s.tool_name for s in c.plan.running() if self._writes("tool", s.tool_name))
+                ran = c.plan.running()
+                if ran and ran[0].tool_name in c.running_writes:
+                    c.presumes = [w for w in things if knows(candidate_key("tool", ran[0].tool_name), w)]
             c.leaves = sum(not any(knows(key, t) for t in clause) for clause in clauses)
             dropped = [m[1] for n in c.plan.notes if (m := _DROPPED.match(n))]
             c.lookups_dropped = bool(dropped) and not any(self._writes("tool", t) for t in dropped)

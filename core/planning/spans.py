@@ -234,12 +234,21 @@ def _times(text: str) -> list[Span]:
     return out
 
 
-def _months(text: str) -> list[Span]:
+# 三月份, 3月: a month of this year ("三个月" is a duration, "3月1日" a date, "2024年3月" above)
+CN_MONTH = re.compile(r"(?<![\d年一二三四五六七八九十两个每上下本这])(1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])月(?:份)?"
+                      r"(?!\s*(?:\d|[一二三四五六七八九十]+\s*[日号]))")
+
+
+def _months(text: str, today: date) -> list[Span]:
     out = []
     for m in MONTH.finditer(text):
         year, month = (m[1], m[2]) if m[1] else (m[3], m[4]) if m[3] else (m[6], str(MONTHS[m[5].lower()]))
         if 1 <= int(month) <= 12:
             out.append(Span(m.start(), m.end(), m[0], "month", f"{int(year):04d}-{int(month):02d}"))
+    for m in CN_MONTH.finditer(text):
+        month = int(m[1]) if m[1].isdigit() else cn_number(m[1])
+        if month and 1 <= month <= 12:
+            out.append(Span(m.start(), m.end(), m[0], "month", f"{today.year:04d}-{month:02d}"))
     return out
 
 
@@ -292,7 +301,7 @@ def find_spans(text: str, today: date) -> list[Span]:
         "quoted": [Span(m.start(), m.end(), m[0], "quoted", next(g for g in m.groups() if g is not None).strip())
                    for m in QUOTED.finditer(text)],
         "date": _dates(text, today),
-        "month": _months(text),
+        "month": _months(text, today),
         "time": _times(text),
         "amount": _amounts(text),
         "number": _numbers(text),

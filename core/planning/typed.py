@@ -4,6 +4,8 @@ Its JSON type (cast from the request's text), `enum` (case-insensitively), and e
 keyword the parameter declares — `pattern`, `format` (email, date, date-time, uri...),
 `minimum`/`maximum`, `minLength`/`maxLength`, `multipleOf`... — checked with jsonschema, the
 same library the plan gate uses, so the planner never proposes what the gate would refuse.
+A parameter's own `patterns` say what its values look like too: a value must have the shape of
+what one of them captures (`E\\d{5}` in `工号\\s*(E\\d{5})`), so a name never becomes an id.
 """
 
 from __future__ import annotations
@@ -11,9 +13,11 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlparse
 
+import regex
 from jsonschema import Draft202012Validator, FormatChecker
 
 from core.models import ParamSpec
+from core.pack_regex import MATCH_BUDGET_S
 from core.planning.text import cast
 
 MISSING: Any = object()
@@ -60,7 +64,76 @@ def validate(raw: Any, param: ParamSpec) -> Any:
     validator = _validator(param)
     if validator is not None and not validator.is_valid(value):
         return MISSING
+    if not _has_shape(value, param):
+        return MISSING
     return value
+
+
+def _has_shape(value: Any, param: ParamSpec) -> bool:
+    """Whether the value is what one of the parameter's `patterns` captures (true without any)."""
+    shapes = _shapes(param)
+    if not shapes or isinstance(value, bool) or not isinstance(value, str | int | float):
+        return True
+    text = str(value)
+    try:
+        return any(shape.fullmatch(text, timeout=MATCH_BUDGET_S) for shape in shapes)
+    except TimeoutError:
+        return True
+
+
+def _shapes(param: ParamSpec) -> list[regex.Pattern[str]]:
+    """Each pattern's captured part as a pattern of its own; none when one cannot be read off
+    (then the patterns do not constrain the value at all)."""
+    cached = param._shapes  # noqa: SLF001 - the planner's own cache slot on the model
+    if cached is None:
+        cached = []
+        for pattern in param.patterns:
+            part = captured_part(pattern)
+            try:
+                cached.append(regex.compile(part) if part is not None else None)
+            except regex.error:
+                cached.append(None)
+        cached = [] if None in cached else cached
+        param._shapes = cached  # noqa: SLF001
+    return cached
+
+
+def captured_part(pattern: str) -> str | None:
+    """The source of a pattern's first capturing group (the whole pattern when it has none),
+    with the pattern's leading inline flags; None when it cannot be read off simply (a
+    back-reference, a group that does not close)."""
+    flags = regex.match(r"(?:\(\?[a-zA-Z]+\))*", pattern)
+    lead = flags.group(0) if flags else ""
+    i, depth, start, in_class = len(lead), 0, None, False
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            if start is not None and depth >= 1 and pattern[i + 1:i + 2].isdigit():
+                return None  # a back-reference inside the group
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            if pattern[i + 1:i + 2] == "]":
+                i += 1
+        elif c == "(":
+            capturing = not pattern.startswith("(?", i) or pattern.startswith(("(?P<", "(?<"), i) \
+                and not pattern.startswith(("(?<=", "(?<!"), i)
+            if start is None and capturing:
+                start, depth = i, 1
+                body = i + 1
+                if pattern.startswith(("(?P<", "(?<"), i):
+                    body = pattern.index(">", i) + 1
+            elif start is not None:
+                depth += 1
+        elif c == ")" and start is not None:
+            depth -= 1
+            if depth == 0:
+                return lead + pattern[body:i]
+        i += 1
+    return lead + pattern[len(lead):] if start is None else None
 
 
 def _validator(param: ParamSpec) -> Draft202012Validator | None:

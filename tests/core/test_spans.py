@@ -50,6 +50,8 @@ def spans(text: str) -> list[tuple[str, object, object]]:
     ("until end of month", [("date", "2026-11-30", None)]),
     ("这周六 2025-07-26 加班", [("date", "2025-07-26", None)]),  # one day said twice: the written date
     ("2024年5月的工资条, May 2024", [("month", "2024-05", None), ("month", "2024-05", None)]),
+    ("三月份的工资条, 12月的报表", [("month", "2026-03", None), ("month", "2026-12", None)]),  # a month, not 3
+    ("试用期三个月, 每月3号", [("number", 3, "月"), ("number", 3, "号")]),  # a duration and a day stay numbers
     ("18:30走的, cancel my 3pm", [("time", "18:30", None), ("time", "15:00", None)]),
     ("3:30开会", [("time", "03:30", None)]),
     ("scraping at 40k rps, raise to 12000 rpm", [("number", 40000, "rps"), ("number", 12000, "rpm")]),
@@ -80,6 +82,9 @@ def test_chinese_numerals(text: str, value: int | None) -> None:
     ("邮箱a@b.cn对应的客户", []),          # 应 is a surname, but 的 is never a given name  # 查 is a surname; 查一下 is "have a look"
     ("这个假单驳回", []),          # 单 ends 假单 here, it is no surname
     ("支付宝付款", []),
+    ("这个季度的离职率是多少", []),  # 季度 ("quarter") starts with the surname 季: a word, not a name
+    ("把工资条发给全员", []),        # 全员 ("everyone")
+    ("名字叫文静,高级经理", ["文静"]),  # a word said as a name is one; 高级 ("senior") is not
 ])
 def test_chinese_person_names(text: str, names: list[str]) -> None:
     own = {"假单", "还剩", "年假", "付款", "支付", "支付宝"}
