@@ -51,6 +51,7 @@ CLOSE = 0.5         # two candidates this close (1.6 times as likely): ask which
 UNEXPLAINED = 0.2   # a rival explaining this much less of the request than a best that explains it all is no rival
 COV_MIN = 0.34      # most of the request unexplained by the best candidate: not ours
 WRITE_MASS = 0.5    # a write needs a telling word of its own (or a trigger, state, near-verbatim example)
+LEX_LEAD = 0.15     # a recipe whose examples are this much closer to the request than its step's is the one meant
 PINNED_MARGIN = 1.0  # ... or inputs pinned by the request, with every unrelated rival far behind (e ≈ 2.7×)
 
 
@@ -75,6 +76,7 @@ class Candidate:
     excess: float = 0.0
     content: list[str] = field(default_factory=list)  # the request's words it was scored on
     destroys: list[str] = field(default_factory=list)  # destructive words of the request it does not know
+    unable: list[str] = field(default_factory=list)  # verbs the request names ("约一下") nothing here knows
     ignores: list[str] = field(default_factory=list)  # values the request states that its plan would not use
     # Request words (not single characters) each of its tools knows: which steps the request speaks of
     spoken: dict[str, frozenset[str]] = field(default_factory=dict)
@@ -137,6 +139,7 @@ def least_action(best: Candidate, ranked: list[Candidate], steps_of: dict[str, s
     mine = steps_of.get(best.name, set())
     fits = [c for c in ranked if c.kind == "tool" and c.name in mine and c.cov >= best.cov - 1e-9
             and c.core >= best.core - 1e-9  # the recipe's own words say no more of what is asked
+            and c.lex >= best.lex - LEX_LEAD  # nor do its examples ("E1 明天请一天病假" is the recipe's own)
             and c.plan is not None and len(c.plan.missing) <= len(best.plan.missing)]
     return max(fits, key=lambda c: c.score, default=best)
 
@@ -304,9 +307,9 @@ def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decisi
     """Plan the best, ask between close or weak ones, or say nothing fits."""
     for c in candidates:
         c.score = score(c)
-    ranked = sorted((c for c in candidates if not c.destroys), key=lambda c: -c.score)
+    ranked = sorted((c for c in candidates if not c.destroys and not c.unable), key=lambda c: -c.score)
     if not ranked:
-        words = sorted({w for c in candidates for w in c.destroys})
+        words = sorted({w for c in candidates for w in c.destroys + c.unable})
         return Decision("no_match", None, reason=f"nothing here does {', '.join(words)}" if words else "no candidate")
     best = wanted_change(looked_up(least_action(unrun(ranked[0], ranked), ranked, steps_of), ranked), ranked)
     best = named_recipe(sufficient(fuller(best, ranked, steps_of), ranked, steps_of), ranked, steps_of)

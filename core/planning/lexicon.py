@@ -140,6 +140,27 @@ def whole_word(token: str) -> bool:
     return len(token) > 1 or token.isascii()
 
 
+# "约一下", "回复一下", "帮我看下": the verb before 一下 is what the request asks to do. These say only
+# "do it" or "look at it", and any candidate does them.
+_ACTION_ZH = re.compile(r"([\u4e00-\u9fff]{1,2})(?:一下|一把)")
+_HELPERS_ZH = "我你他她它忙帮把给请再先就都也来去"
+GENERIC_ACTIONS_ZH = frozenset("办 弄 搞 做 整 处理 安排 跑 走 点 操作 提 看 查 瞅 瞧 瞄 确认 核对 核实 试 测 测试 造 建 "
+                               "生成 改 调 批 审 开 加 跟进 执行 登记 记 录 补 统计 算 对 过 准备 弄好 办理 完成 配置 设置 申请".split())
+
+
+def named_actions(text: str) -> list[tuple[str, int]]:
+    """The verbs a Chinese request names with 一下 ("入职体检帮我约一下" -> 约), with where each starts,
+    unless they only say "do it"."""
+    out = []
+    for m in _ACTION_ZH.finditer(text):
+        verb, at = m.group(1), m.start(1)
+        if len(verb) == 2 and verb[0] in _HELPERS_ZH:
+            verb, at = verb[1], at + 1
+        if verb not in GENERIC_ACTIONS_ZH and verb[-1] not in GENERIC_ACTIONS_ZH:
+            out.append((verb, at))
+    return out
+
+
 def destructive(text: str) -> list[str]:
     """Words that destroy data (delete, wipe, 删除, 注销...), as stems or as written."""
     words = {stem(w) for w in re.findall(r"[A-Za-z]+", text)}

@@ -38,6 +38,7 @@ from core.planning.lexicon import (
     intent,
     is_question,
     name_words,
+    named_actions,
     stem,
     whole_word,
 )
@@ -165,6 +166,7 @@ class RulePlanner:
         # because some parameter also has the value "account")
         alien = self.voc.lexicon.alien(self.voc.lexicon.request_tokens(_mask(masked, units[:len(spans)] + names)))
         destroys = destructive(self._plain(text))
+        actions = named_actions(self._plain(text))
         asks = is_question(text)
         stated = {r for r in self.kn.rules if self.voc.state_hits(text, r)}  # rules whose state the text names
         stems = self.voc.lexicon.stems(masked)
@@ -225,6 +227,14 @@ class RulePlanner:
             dropped = [m[1] for n in c.plan.notes if (m := _DROPPED.match(n))]
             c.lookups_dropped = bool(dropped) and not any(self._writes("tool", t) for t in dropped)
             out.append(c)
+        # A verb the request names ("入职体检帮我约一下") that nothing here knows: no candidate does it. Of
+        # two characters, the first may end a word before it (现金缴一下: the verb is 缴).
+        def known(word: str) -> bool:
+            return any(knows(c.key, word) for c in out)
+        unable = [v for v, at in actions
+                  if not known(v) and not (len(v) == 2 and at > 0 and known(text[at - 1:at + 1]) and known(v[1]))]
+        for c in out:
+            c.unable = unable
         self._context_values(out, spans, ignored, masked)  # (values masked: a part's words, not its ids)
         self._unreached(out, stated)
         self._excess(out)

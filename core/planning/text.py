@@ -57,6 +57,18 @@ def gapped_pattern(phrase: str) -> re.Pattern[str] | None:
     return None
 
 
+def separable_pattern(phrase: str) -> re.Pattern[str] | None:
+    """A two-character Chinese verb-object phrase said the way Chinese splits it, by how much or
+    which kind (离合词): 请三天病假 and 请个年假 say 请假, 调个薪 says 调薪 — the phrase itself, not a loose match."""
+    if len(phrase) == 2 and _CJK_PAIR.fullmatch(phrase):
+        return re.compile(re.escape(phrase[0]) + _MEASURE_GAP + re.escape(phrase[1]))
+    return None
+
+
+_CJK_PAIR = re.compile(r"[\u3400-\u9fff]{2}")
+_MEASURE_GAP = r"(?:[\d一二两三四五六七八九十半几]+\s*(?:个|天|日|周|次|小时|个月)?|个)[\u3400-\u9fff]{0,3}?"
+
+
 def find_phrases(text: str, phrases: Iterable[tuple[re.Pattern[str], str, T]]) -> list[PhraseHit[T]]:
     """All occurrences, then longest-match-wins: overlapping shorter hits are dropped."""
     hits = [PhraseHit(m.start(), m.end(), phrase, payload)

@@ -19,7 +19,15 @@ from core.pack_regex import compile_pattern
 from core.planning.lexicon import Lexicon, is_stopword, name_words, stem, tokens
 from core.planning.names import person_names
 from core.planning.spans import Span, find_spans
-from core.planning.text import PhraseHit, find_phrases, gapped_pattern, phrase_pattern, shingles, similarity
+from core.planning.text import (
+    PhraseHit,
+    find_phrases,
+    gapped_pattern,
+    phrase_pattern,
+    separable_pattern,
+    shingles,
+    similarity,
+)
 
 Phrases = list[tuple[re.Pattern[str], str, Any]]
 _CJK = r"[\u3400-\u9fff]"
@@ -276,6 +284,7 @@ class Vocabulary:
             ]
         for rule in kn.rules.values():
             voc.triggers += [(phrase_pattern(t), t, rule.rule_name) for t in rule.trigger_phrases]
+            voc.triggers += [(p, t, rule.rule_name) for t in rule.trigger_phrases if (p := separable_pattern(t))]
             voc.loose_triggers += [(p, t, rule.rule_name) for t in rule.trigger_phrases if (p := gapped_pattern(t))]
             voc.word_triggers[rule.rule_name] = [words for t in rule.trigger_phrases
                                                  if len(words := _content_stems(t)) >= 2]

@@ -145,6 +145,40 @@ DESK = {
             - {{user_query: E10023 提离职, extracted_params: {{employee_id: E10023}}}}
           call: {{http: {{method: POST, path: /resignations}}}}
     """,
+    "tools/leave.yaml": f"""
+        - tool_name: submit_leave
+          description: 提交一条假单(待审批)
+          parameters:
+            - {STAFF_ID}
+            - {{name: leave_type, type: string, required: true, enum: [annual, sick], synonyms: {{annual: [年假], sick: [病假]}}}}
+            - {{name: start_date, type: string, format: date, required: true, description: 开始日期}}
+            - {{name: days, type: integer, minimum: 1, required: true, description: 天数}}
+          examples:
+            - {{user_query: 给E10023提交一条病假,2024-05-06开始,1天, extracted_params: {{employee_id: E10023, leave_type: sick, start_date: "2024-05-06", days: 1}}}}
+          call: {{http: {{method: POST, path: /leaves}}}}
+        - tool_name: approve_leave
+          description: 审批假单
+          parameters:
+            - {{name: leave_id, type: string, required: true, description: 假单号}}
+          call: {{http: {{method: POST, path: /leaves/approve}}}}
+    """,
+    "rules/leave.yaml": """
+        rule_name: leave_request
+        description: 请假:提交假单并审批通过
+        trigger_phrases: [请假, 请假审批]
+        dag_definition:
+          - step_id: 1
+            tool_name: submit_leave
+            parameter_mapping:
+              employee_id: {source: initial_query, value: employee_id}
+              leave_type: {source: initial_query, value: leave_type}
+              start_date: {source: initial_query, value: start_date}
+              days: {source: initial_query, value: days}
+          - step_id: 2
+            tool_name: approve_leave
+            dependencies: [1]
+            parameter_mapping: {leave_id: {source: step_output, step_id: 1, value: leave_id}}
+    """,
     "rules/visa.yaml": """
         - rule_name: visa_letters
           description: 签证材料:按姓名查工号 → 在职证明 + 收入证明
@@ -269,3 +303,24 @@ def test_a_value_must_have_the_shape_its_patterns_capture(desk: RulePlanner) -> 
     assert validate("E10023", param) == "E10023"
     assert validate("张伟", param) is not validate("E10023", param)  # MISSING
     assert validate("E100234", param) is not validate("E10023", param)
+
+
+def test_a_verb_nothing_here_knows_is_not_some_other_write(desk: RulePlanner) -> None:
+    """"在职证明帮我翻译一下" asks for a translation; nothing here translates, so no letter is issued."""
+    p = plan(desk, "E10023的在职证明帮我翻译一下")
+    assert p.status == "no_match" and writes(desk, p) == [], p
+    assert "翻译" in " ".join(p.notes)
+
+
+def test_a_verb_after_a_word_of_the_pack_is_still_found(desk: RulePlanner) -> None:
+    """"收入证明开一下" names 开 (open/issue, a plain "do it"); a letter for E10023 is issued."""
+    p = plan(desk, "E10023 收入证明开一下")
+    assert (p.status, p.tool) == ("planned", "income_letter"), p
+
+
+@pytest.mark.parametrize("text", ["E10023 请三天病假,下周一开始", "E10023 请2天年假,2024-09-02开始"])
+def test_a_two_character_trigger_split_by_how_much_is_still_said(desk: RulePlanner, text: str) -> None:
+    """请假 split by a quantity or a measure word (请三天病假, 请个年假) still names the leave recipe."""
+    p = plan(desk, text)
+    assert p.rule == "leave_request", (p.status, p.rule, p.tool)
+    assert [s.tool_name for s in p.running()] == ["submit_leave", "approve_leave"]
