@@ -81,9 +81,11 @@ class Candidate:
     # Request words (not single characters) each of its tools knows: which steps the request speaks of
     spoken: dict[str, frozenset[str]] = field(default_factory=dict)
     running_writes: frozenset[str] = frozenset()  # a recipe's steps that will run and write
+    skipped_writes: frozenset[str] = frozenset()  # ... and those its conditions skip for this request
     presumes: list[str] = field(default_factory=list)  # things said to exist ("the booking") its first write makes
     leaves: int = 0  # clauses of the request (with words the knowledge knows) it knows no word of
     lookups_dropped: bool = False  # a recipe whose plan dropped steps for values the request carries, all reads
+    carried: bool = False  # a recipe whose plan dropped steps for values the request carries (the thing exists)
     asks: bool = False  # the request is put as a question ("?", 吗, 有没有...)
     assignment: Assignment | None = None
     plan: Plan | None = None
@@ -215,6 +217,9 @@ def without_lookup(best: Candidate, ranked: list[Candidate], steps_of: dict[str,
         return best  # the tool's own near-verbatim example says it is the tool
     return next((c for c in ranked if related(best, c, steps_of) and c.lookups_dropped and c.plan is not None
                  and c.fit >= best.fit and c.fill >= best.fill  # its constants take nothing the request says
+                 # a recipe that does more when asked (a write its condition skips here) is that recipe
+                 # only when the request reads like it, not like the tool's own example
+                 and (not c.skipped_writes or c.lex >= best.lex - LEX_LEAD)
                  and [s.tool_name for s in c.plan.running()] == [best.name]
                  and clears_bar(c)), best)
 
@@ -276,12 +281,21 @@ def unrun(best: Candidate, ranked: list[Candidate]) -> Candidate:
 
 def existing(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str]]) -> Candidate:
     """A recipe that would first make what the request speaks of as existing ("hand over the keys for
-    the booking", "send the car to the workshop") is not what was asked: the step that does what the
-    request says, on that existing thing, is (it asks which one when the request does not say)."""
-    if best.kind != "rule" or not best.presumes or best.trigger >= 1.0 or best.plan is None:
+    the booking", "send the car to the workshop"), or that, given the existing thing's id, would
+    first do to it what nobody asked ("cancel RS-1": confirming it and taking a deposit on the way),
+    is not what was asked: the step that does what the request says is (it asks which thing is
+    meant when the request does not say). A trigger or a target state said as written keeps it."""
+    if best.kind != "rule" or best.trigger >= 1.0 or best.state >= 1.0 or best.plan is None:
         return best
-    first = best.plan.running()[0].tool_name
-    asked = {name for name, words in best.spoken.items() if name != first and words - best.spoken.get(first, frozenset())}
+    ran = best.plan.running()
+    if not ran or ran[0].tool_name not in best.running_writes:
+        return best
+    first = ran[0].tool_name
+    own = best.spoken.get(first, frozenset())
+    others = frozenset().union(*(w for name, w in best.spoken.items() if name != first))
+    if not best.presumes and not (best.carried and not own - others):
+        return best
+    asked = {name for name, words in best.spoken.items() if name != first and words - own}
     return next((c for c in ranked if c.kind == "tool" and c.name in asked and c.score >= ASK_MIN), best)
 
 

@@ -220,12 +220,15 @@ class RulePlanner:
                 c.spoken = {tool: frozenset(t for t in words if knows(candidate_key("tool", tool), t))
                             for tool in self.steps_of[name]}
                 c.running_writes = frozenset(s.tool_name for s in c.plan.running() if self._writes("tool", s.tool_name))
+                c.skipped_writes = frozenset(s.tool_name for s in c.plan.steps if self._writes("tool", s.tool_name)
+                                             and s.tool_name not in c.running_writes)
                 ran = c.plan.running()
                 if ran and ran[0].tool_name in c.running_writes:
                     c.presumes = [w for w in things if knows(candidate_key("tool", ran[0].tool_name), w)]
             c.leaves = sum(not any(knows(key, t) for t in clause) for clause in clauses)
             dropped = [m[1] for n in c.plan.notes if (m := _DROPPED.match(n))]
             c.lookups_dropped = bool(dropped) and not any(self._writes("tool", t) for t in dropped)
+            c.carried = bool(dropped)
             out.append(c)
         # A verb the request names ("入职体检帮我约一下") that nothing here knows: no candidate does it. Of
         # two characters, the first may end a word before it (现金缴一下: the verb is 缴).

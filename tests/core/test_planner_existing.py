@@ -324,3 +324,10 @@ def test_a_two_character_trigger_split_by_how_much_is_still_said(desk: RulePlann
     p = plan(desk, text)
     assert p.rule == "leave_request", (p.status, p.rule, p.tool)
     assert [s.tool_name for s in p.running()] == ["submit_leave", "approve_leave"]
+
+
+def test_given_an_existing_things_id_nothing_else_is_done_to_it_first(fleet: RulePlanner) -> None:
+    """"end trip TR-5521" is ending that trip; the lifecycle (its booking dropped, as the trip exists)
+    would start it again first."""
+    p = plan(fleet, "end trip TR-5521, member parked")
+    assert (p.status, p.tool, [s.tool_name for s in p.running()]) == ("planned", "end_trip", ["end_trip"]), p
