@@ -55,6 +55,8 @@ IDIOMS_EN: tuple[tuple[str, str], ...] = (
     ("hand ~ over to|hand ~ off to|hand ~ over|hand ~ off|pass ~ over to|pass ~ on to|pass ~ to",
      "assign reassign transfer handover"),
     ("bump ~ up|move ~ up|kick ~ upstairs|push ~ up|bump ~ to", "escalate upgrade raise increase promote"),
+    ("drop down to|drop back to|drop ~ down to|bump ~ down to|knock ~ down to|move ~ down to|step ~ down to",
+     "downgrade lower decrease reduce change"),
     ("move ~ to|move ~ onto|move ~ over to|switch ~ to|switch ~ over to|put ~ on", "change switch move transfer"),
     ("top ~ up|top-up", "topup credit add recharge"),
     ("pay ~ off|settle ~ up", "pay payment settle"),

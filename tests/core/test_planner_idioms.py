@@ -120,6 +120,8 @@ def test_an_idiom_is_found_around_its_object() -> None:
     assert plain("把U1001踢出team-data") == "把U1001移除team-data"
     assert plain("move org_5kq2 to ent").split() == ["change", "org_5kq2", "ent"]  # a plan, a team, a tier
     assert plain("put acct_12 on hold").split()[:2] == ["suspend", "acct_12"]
+    assert plain("ann@x.io should drop down to silver").split()[:3] == ["ann@x.io", "should", "downgrade"]  # not "drop"
+    assert plain("hi bot, how's it going?") == "hi bot, how's it going?"  # small talk, no status question
 
 
 @pytest.mark.parametrize(("text", "tool", "args"), [
