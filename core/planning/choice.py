@@ -51,7 +51,7 @@ CLOSE = 0.5         # two candidates this close (1.6 times as likely): ask which
 UNEXPLAINED = 0.2   # a rival explaining this much less of the request than a best that explains it all is no rival
 COV_MIN = 0.34      # most of the request unexplained by the best candidate: not ours
 WRITE_MASS = 0.5    # a write needs a telling word of its own (or a trigger, state, near-verbatim example)
-LEX_LEAD = 0.15     # a recipe whose examples are this much closer to the request than its step's is the one meant
+LEX_LEAD = 0.15     # tolerance: a step whose example is no more than this further from the request than the recipe's
 PINNED_MARGIN = 1.0  # ... or inputs pinned by the request, with every unrelated rival far behind (e ≈ 2.7×)
 
 
@@ -85,7 +85,7 @@ class Candidate:
     presumes: list[str] = field(default_factory=list)  # things said to exist ("the booking") its first write makes
     leaves: int = 0  # clauses of the request (with words the knowledge knows) it knows no word of
     lookups_dropped: bool = False  # a recipe whose plan dropped steps for values the request carries, all reads
-    carried: bool = False  # a recipe whose plan dropped steps for values the request carries (the thing exists)
+    carried: bool = False  # a recipe whose producing steps were dropped: the thing they make exists already
     asks: bool = False  # the request is put as a question ("?", 吗, 有没有...)
     assignment: Assignment | None = None
     plan: Plan | None = None
@@ -284,7 +284,8 @@ def existing(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[s
     the booking", "send the car to the workshop"), or that, given the existing thing's id, would
     first do to it what nobody asked ("cancel RS-1": confirming it and taking a deposit on the way),
     is not what was asked: the step that does what the request says is (it asks which thing is
-    meant when the request does not say). A trigger or a target state said as written keeps it."""
+    meant when the request does not say). A trigger or a target state said as written keeps it: the
+    recipe was named ("invoice lifecycle on acct_1", "O1 推进到已发货")."""
     if best.kind != "rule" or best.trigger >= 1.0 or best.state >= 1.0 or best.plan is None:
         return best
     ran = best.plan.running()

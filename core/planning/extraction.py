@@ -294,7 +294,8 @@ class Extractor:
                     continue
                 if self.voc.is_own_word(raw) or (digits and not any(c.isdigit() for c in raw)):
                     continue
-                if _CJK_RUN.fullmatch(raw) and (self._pack_word_edge(raw) or (person and not looks_like_name(raw))):
+                if _CJK_RUN.fullmatch(raw) and (self._pack_word_edge(raw) or
+                                                (person and not looks_like_name(raw, said_as_name=True))):
                     continue  # "入职研发" is the pack's words, not a new hire's name
                 out.append(Found(raw, start, end, "example", CONTEXT))
         return out
@@ -325,7 +326,7 @@ class Extractor:
         if _CJK_RUN.fullmatch(raw):
             if self._pack_word_edge(raw):
                 return False
-            if takes_person(param.name, param.description) and not looks_like_name(raw):
+            if takes_person(param.name, param.description) and not looks_like_name(raw, said_as_name=True):
                 return False
         return True
 

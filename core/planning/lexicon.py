@@ -90,8 +90,8 @@ _DEFINITE_EN = re.compile(r"\b(?:the|this|that|these|those|its|their|his|her|our
 _DEFINITE_ZH = re.compile(r"(?:这|那|该|此)(?:个|笔|单|张|位|辆|份|条|件|台|次|批)?([\u4e00-\u9fff]{1,2})")
 MAKE_CUES = frozenset(stem(w) for w in "create make new generate build spin set register book open add produce fake "
                       "seed mock prepare".split())
-MAKE_CUES_ZH = ("造", "生成", "创建", "新建", "新增", "新", "建", "来一", "下一", "弄一", "搞一", "做一", "开一", "录入",
-                "添加", "注册")
+MAKE_CUES_ZH = ("造", "生成", "创建", "新建", "新增", "新的", "个新", "新员工", "新人", "建", "来一", "下一", "弄一", "搞一",
+                "做一", "开一", "录入", "添加", "注册")
 
 
 def definite_things(text: str) -> list[str]:
@@ -145,7 +145,8 @@ def whole_word(token: str) -> bool:
 _ACTION_ZH = re.compile(r"([\u4e00-\u9fff]{1,2})(?:一下|一把)")
 _HELPERS_ZH = "我你他她它忙帮把给请再先就都也来去"
 GENERIC_ACTIONS_ZH = frozenset("办 弄 搞 做 整 处理 安排 跑 走 点 操作 提 看 查 瞅 瞧 瞄 确认 核对 核实 试 测 测试 造 建 "
-                               "生成 改 调 批 审 开 加 跟进 执行 登记 记 录 补 统计 算 对 过 准备 弄好 办理 完成 配置 设置 申请".split())
+                               "生成 改 调 批 审 开 加 跟进 执行 登记 记 录 补 统计 算 对 过 准备 弄好 办理 完成 配置 设置 申请 拉 捞 列 "
+                               "搜 找 翻 等 稍等 发 填 转 推 更新 刷新 同步".split())
 
 
 def named_actions(text: str) -> list[tuple[str, int]]:

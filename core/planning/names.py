@@ -54,11 +54,12 @@ def is_common_word(text: str) -> bool:
     return text in _not_names()
 
 
-def looks_like_name(text: str) -> bool:
-    """A Chinese person name: a common surname and one or two given characters, not a common word."""
+def looks_like_name(text: str, said_as_name: bool = False) -> bool:
+    """A Chinese person name: a common surname and one or two given characters, and not a common word
+    unless the pack's own pattern or example context put it where a name goes (said_as_name: 于洋, 文静)."""
     surname = 2 if text[:2] in COMPOUND_SURNAMES else 1 if text[:1] in SURNAMES else 0
     return bool(surname) and 1 <= len(text) - surname <= 2 and not _WEEKDAY.match(text) \
-        and not is_common_word(text)
+        and (said_as_name or not is_common_word(text))
 
 
 def takes_person(name: str, description: str) -> bool:
@@ -90,7 +91,10 @@ def person_names(text: str, is_own_word: Callable[[str], bool],
             if _WEEKDAY.match(name) or name[surname_len:] in _NOT_GIVEN or _PARTICLES.intersection(name[surname_len:]):
                 break  # 周一 is Monday, not Mr Zhou; 查一下 is "have a look", not Mr Zha
             if is_common_word(name) and not _NAMING_CUE.search(text[max(0, i - 6):i]):
-                break  # 这个季度 is a quarter, 全员 everyone: words of the language, unless said as a name
+                # 这个季度 is a quarter, 全员 everyone: words of the language, unless said as a name —
+                # or the start of a longer name (王国 of 王国庆): no name starts inside the word
+                taken_until = max(taken_until, end)
+                continue
             if breaks(end):
                 yield name, i, end
                 taken_until = end

@@ -33,6 +33,7 @@ from core.planning.copies import (
 from core.planning.extraction import Assignment, Extractor, Found, Slot, rule_slots, tool_slots
 from core.planning.idioms import plain
 from core.planning.lexicon import (
+    GENERIC_ACTIONS_ZH,
     definite_things,
     destructive,
     intent,
@@ -46,7 +47,7 @@ from core.planning.names import person_names, takes_person
 from core.planning.questions import choice_question, language_of, missing_question, no_match_question
 from core.planning.spans import Span
 from core.planning.text import find_phrases, normalize, shingles
-from core.planning.typed import MISSING, validate
+from core.planning.typed import MISSING, trust_shapes, validate
 from core.planning.vocabulary import Vocabulary, candidate_key, shape_fits, signature
 
 ALL_CANDIDATES = 120  # a knowledge this small is scored whole; a larger one by what retrieval found
@@ -79,6 +80,9 @@ class RulePlanner:
             key = candidate_key("tool", tool.tool_name)
             self.slots[key] = tool_slots(tool)
             self.writes[key] = tool.side_effects
+            for param in tool.parameters:
+                trust_shapes(param, [e.extracted_params[param.name] for e in tool.examples
+                                     if param.name in e.extracted_params])
         self.steps_of = {r.rule_name: {s.tool_name for s in r.dag_definition} for r in knowledge.rules.values()}
         self.enum_words = [entry for phrases in self.voc.enums.values() for entry in phrases]
         self.takes_person = any(takes_person(p.name, p.description) for t in knowledge.tools.values()
@@ -166,7 +170,8 @@ class RulePlanner:
         # because some parameter also has the value "account")
         alien = self.voc.lexicon.alien(self.voc.lexicon.request_tokens(_mask(masked, units[:len(spans)] + names)))
         destroys = destructive(self._plain(text))
-        actions = named_actions(self._plain(text))
+        plain_text = self._plain(text)
+        actions = named_actions(plain_text)
         asks = is_question(text)
         stated = {r for r in self.kn.rules if self.voc.state_hits(text, r)}  # rules whose state the text names
         stems = self.voc.lexicon.stems(masked)
@@ -232,10 +237,13 @@ class RulePlanner:
             out.append(c)
         # A verb the request names ("入职体检帮我约一下") that nothing here knows: no candidate does it. Of
         # two characters, the first may end a word before it (现金缴一下: the verb is 缴).
+        # A name's last character is no part of the verb (张伟发一下: 发).
         def known(word: str) -> bool:
             return any(knows(c.key, word) for c in out)
-        unable = [v for v, at in actions
-                  if not known(v) and not (len(v) == 2 and at > 0 and known(text[at - 1:at + 1]) and known(v[1]))]
+        named_at = {b - 1 for _, _, b in person_names(plain_text, self.voc.is_own_word)} if actions else set()
+        verbs = [(v[1], at + 1) if len(v) == 2 and at in named_at else (v, at) for v, at in actions]
+        unable = [v for v, at in verbs if v not in GENERIC_ACTIONS_ZH and not known(v)
+                  and not (len(v) == 2 and at > 0 and known(plain_text[at - 1:at + 1]) and known(v[1]))]
         for c in out:
             c.unable = unable
         self._context_values(out, spans, ignored, masked)  # (values masked: a part's words, not its ids)

@@ -234,9 +234,9 @@ def _times(text: str) -> list[Span]:
     return out
 
 
-# 三月份, 3月: a month of this year ("三个月" is a duration, "3月1日" a date, "2024年3月" above)
-CN_MONTH = re.compile(r"(?<![\d年一二三四五六七八九十两个每上下本这])(1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])月(?:份)?"
-                      r"(?!\s*(?:\d|[一二三四五六七八九十]+\s*[日号]))")
+# 三月份, 3月: the latest such month ("三个月" and "近3月" are durations, "3月1日" a date, "2024年3月" above)
+CN_MONTH = re.compile(r"(?<![\d年一二三四五六七八九十两个每上下本这近前后])(1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])月(?:份)?"
+                      r"(?!\s*(?:\d|[一二三四五六七八九十]+\s*[日号]|内|以内|之内))")
 
 
 def _months(text: str, today: date) -> list[Span]:
@@ -248,7 +248,8 @@ def _months(text: str, today: date) -> list[Span]:
     for m in CN_MONTH.finditer(text):
         month = int(m[1]) if m[1].isdigit() else cn_number(m[1])
         if month and 1 <= month <= 12:
-            out.append(Span(m.start(), m.end(), m[0], "month", f"{today.year:04d}-{month:02d}"))
+            year = today.year if month <= today.month else today.year - 1  # the latest such month
+            out.append(Span(m.start(), m.end(), m[0], "month", f"{year:04d}-{month:02d}"))
     return out
 
 

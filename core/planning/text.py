@@ -66,7 +66,7 @@ def separable_pattern(phrase: str) -> re.Pattern[str] | None:
 
 
 _CJK_PAIR = re.compile(r"[\u3400-\u9fff]{2}")
-_MEASURE_GAP = r"(?:[\d一二两三四五六七八九十半几]+\s*(?:个|天|日|周|次|小时|个月)?|个)[\u3400-\u9fff]{0,3}?"
+_MEASURE_GAP = r"(?:[\d一二两三四五六七八九十半几]+\s*(?:个|天|日|周|次|小时|个月)?|个)(?:(?!的)[\u3400-\u9fff]){0,2}?"
 
 
 def find_phrases(text: str, phrases: Iterable[tuple[re.Pattern[str], str, T]]) -> list[PhraseHit[T]]:

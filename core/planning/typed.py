@@ -10,6 +10,7 @@ what one of them captures (`E\\d{5}` in `工号\\s*(E\\d{5})`), so a name never 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlparse
 
@@ -64,8 +65,8 @@ def validate(raw: Any, param: ParamSpec) -> Any:
     validator = _validator(param)
     if validator is not None and not validator.is_valid(value):
         return MISSING
-    if not _has_shape(value, param):
-        return MISSING
+    if not _has_shape(value, param) and not (isinstance(raw, str) and _has_shape(raw.strip(), param)):
+        return MISSING  # (the text as said counts too: 007 for an integer whose pattern is \d{3})
     return value
 
 
@@ -79,6 +80,14 @@ def _has_shape(value: Any, param: ParamSpec) -> bool:
         return any(shape.fullmatch(text, timeout=MATCH_BUDGET_S) for shape in shapes)
     except TimeoutError:
         return True
+
+
+def trust_shapes(param: ParamSpec, examples: list[Any]) -> None:
+    """Keep a parameter's pattern shapes only if the pack's own example values have them: a pattern
+    written wrong (a doubled backslash in YAML) must not refuse the values the pack teaches."""
+    shapes = _shapes(param)
+    if shapes and any(not _has_shape(v, param) for v in examples if isinstance(v, str | int | float)):
+        param._shapes = []  # noqa: SLF001
 
 
 def _shapes(param: ParamSpec) -> list[regex.Pattern[str]]:
@@ -100,40 +109,62 @@ def _shapes(param: ParamSpec) -> list[regex.Pattern[str]]:
 
 def captured_part(pattern: str) -> str | None:
     """The source of a pattern's first capturing group (the whole pattern when it has none),
-    with the pattern's leading inline flags; None when it cannot be read off simply (a
-    back-reference, a group that does not close)."""
+    with the pattern's leading inline flags; None when it cannot be checked alone: alternatives at
+    the top ("工号(E\\d{5})|(\\d{6})"), a group inside another one ("(?i:order (ORD-\\d+))"), a
+    look-around or a back-reference in the part."""
     flags = regex.match(r"(?:\(\?[a-zA-Z]+\))*", pattern)
     lead = flags.group(0) if flags else ""
-    i, depth, start, in_class = len(lead), 0, None, False
+    depth, opened = 0, None
+    for i, c in _structure(pattern, len(lead)):
+        if c == "|" and depth == 0:
+            return None
+        if c == "(":
+            capturing = not pattern.startswith("(?", i) or (pattern.startswith(("(?P<", "(?<"), i)
+                                                           and not pattern.startswith(("(?<=", "(?<!"), i))
+            if capturing and opened is None:
+                if depth:
+                    return None
+                opened = (pattern.index(">", i) + 1 if pattern.startswith(("(?P<", "(?<"), i) else i + 1, depth)
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if opened is not None and depth == opened[1]:
+                part = pattern[opened[0]:i]
+                if _LOOKAROUND.search(part) or regex.search(r"\\\d", part) or _alternates_after(pattern, i):
+                    return None
+                return lead + part
+    return None if opened is not None or _LOOKAROUND.search(pattern) else pattern
+
+
+_LOOKAROUND = regex.compile(r"\(\?<?[=!]")
+
+
+def _structure(pattern: str, start: int = 0) -> Iterator[tuple[int, str]]:
+    """The pattern's parentheses and bars, with their positions (not escaped, not in a [class])."""
+    i, in_class = start, False
     while i < len(pattern):
         c = pattern[i]
         if c == "\\":
-            if start is not None and depth >= 1 and pattern[i + 1:i + 2].isdigit():
-                return None  # a back-reference inside the group
             i += 2
             continue
         if in_class:
             in_class = c != "]"
         elif c == "[":
             in_class = True
-            if pattern[i + 1:i + 2] == "]":
-                i += 1
-        elif c == "(":
-            capturing = not pattern.startswith("(?", i) or pattern.startswith(("(?P<", "(?<"), i) \
-                and not pattern.startswith(("(?<=", "(?<!"), i)
-            if start is None and capturing:
-                start, depth = i, 1
-                body = i + 1
-                if pattern.startswith(("(?P<", "(?<"), i):
-                    body = pattern.index(">", i) + 1
-            elif start is not None:
-                depth += 1
-        elif c == ")" and start is not None:
-            depth -= 1
-            if depth == 0:
-                return lead + pattern[body:i]
+            i += pattern[i + 1:i + 2] == "]"
+        elif c in "()|":
+            yield i, c
         i += 1
-    return lead + pattern[len(lead):] if start is None else None
+
+
+def _alternates_after(pattern: str, after: int) -> bool:
+    """A bar at the top level after the group closed."""
+    depth = 0
+    for _, c in _structure(pattern, after + 1):
+        depth += (c == "(") - (c == ")")
+        if c == "|" and depth <= 0:
+            return True
+    return False
 
 
 def _validator(param: ParamSpec) -> Draft202012Validator | None:
@@ -165,4 +196,6 @@ def explain(raw: Any, param: ParamSpec) -> str:
         error = next(iter(validator.iter_errors(value)), None)
         if error is not None:
             return error.message
+    if _shapes(param):
+        return f"{raw!r} does not look like {' or '.join(s.pattern for s in _shapes(param))}"
     return f"{raw!r} is not allowed"

@@ -14,7 +14,7 @@ import pytest
 from core.knowledge import load_knowledge
 from core.models import Plan, Request
 from core.planning import RulePlanner
-from core.planning.typed import captured_part, validate
+from core.planning.typed import MISSING, captured_part, explain, validate
 from tests.conftest import write_pack
 
 TRIP_ID = "{name: trip_id, type: string, required: true, description: trip id, patterns: ['\\b(TR-\\d{4,})\\b']}"
@@ -260,6 +260,7 @@ def test_a_name_never_becomes_an_id_its_patterns_refuse(desk: RulePlanner) -> No
     recipe finds it by name), never writes with employee_id='张伟'."""
     for text in ("给张伟开一份收入证明", "张伟提离职"):
         p = plan(desk, text)
+        assert p.status in ("planned", "needs_input") and p.steps, (text, p)
         for step in p.steps:
             assert step.arguments.get("employee_id") != "张伟", (text, p)
 
@@ -293,6 +294,11 @@ def test_a_name_said_as_a_name_is_one_even_when_it_is_a_word(desk: RulePlanner) 
     (r"(?P<code>[a-z]+)-(\d)", r"[a-z]+"),
     (r"[(]x([a-z])", r"[a-z]"),
     (r"((a)\2)", None),  # a back-reference inside the group: not read off, the patterns do not constrain
+    (r"((?<=工号)\d{5})", None),  # a look-around cannot be checked on the value alone
+    (r"(\d+(?=元))", None),
+    (r"(?i:order\s+(ORD-\d+))", None),  # the group sits in a group of its own, whose flags apply
+    (r"工号(E\d{5})|(\d{6})", None),  # alternatives: the value may be what either captures
+    (r"(?:A|B)(\d+)", r"\d+"),
 ])
 def test_the_captured_part_of_a_pack_pattern(pattern: str, part: str | None) -> None:
     assert captured_part(pattern) == part
@@ -301,8 +307,9 @@ def test_the_captured_part_of_a_pack_pattern(pattern: str, part: str | None) -> 
 def test_a_value_must_have_the_shape_its_patterns_capture(desk: RulePlanner) -> None:
     param = next(p for p in desk.kn.tools["income_letter"].parameters if p.name == "employee_id")
     assert validate("E10023", param) == "E10023"
-    assert validate("张伟", param) is not validate("E10023", param)  # MISSING
-    assert validate("E100234", param) is not validate("E10023", param)
+    assert validate("张伟", param) is MISSING
+    assert validate("E100234", param) is MISSING
+    assert "E\\d{5}" in explain("张伟", param)  # the requester hears what an id looks like
 
 
 def test_a_verb_nothing_here_knows_is_not_some_other_write(desk: RulePlanner) -> None:
@@ -331,3 +338,37 @@ def test_given_an_existing_things_id_nothing_else_is_done_to_it_first(fleet: Rul
     would start it again first."""
     p = plan(fleet, "end trip TR-5521, member parked")
     assert (p.status, p.tool, [s.tool_name for s in p.running()]) == ("planned", "end_trip", ["end_trip"]), p
+
+
+def test_a_name_that_starts_with_a_common_word_is_still_a_name(desk: RulePlanner) -> None:
+    """王国 and 何国 are words, 王国庆 and 何国华 people: the longer name is tried, and no name
+    starts inside the word (never 华办)."""
+    for name in ("王国庆", "何国华"):
+        p = plan(desk, f"给{name}办离职")
+        assert p.rule == "offboarding" and p.steps[0].arguments == {"name": name}, p
+
+
+@pytest.mark.parametrize("text", ["等一下,帮我查一下E10023的在职证明开了没", "给张伟发一下收入证明"])
+def test_plain_verbs_and_names_before_yixia_are_not_unknown_actions(desk: RulePlanner, text: str) -> None:
+    """等一下 is filler, 发 is "send", and 伟 of 张伟 is no part of a verb: nothing here is refused for them."""
+    p = plan(desk, text)
+    assert not any("nothing here does" in n for n in p.notes), p.notes
+
+
+def test_a_pattern_that_refuses_the_packs_own_examples_is_not_trusted(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A doubled backslash in single-quoted YAML makes `(J\\\\d+)` match a literal backslash: the pack's
+    own example value J42 fails it, so the pattern does not constrain values (J42 is still taken)."""
+    pack = write_pack(tmp_path / "ops", {
+        "pack.yaml": "name: ops\nenvironments: {default: lab, lab: {}}\n",
+        "tools/t.yaml": """
+            tool_name: restart_job
+            description: 重启任务
+            parameters: [{name: job, type: string, required: true, patterns: ['(J\\\\d+)']}]
+            examples: [{user_query: 重启任务J42, extracted_params: {job: J42}}]
+            call: {http: {method: POST, path: /restart}}
+        """,
+    })
+    planner = RulePlanner(load_knowledge([pack]), today=lambda: date(2026, 11, 26))
+    assert planner.kn.tools["restart_job"].parameters[0].patterns == ["(J\\\\d+)"]
+    p = plan(planner, "重启任务J43")
+    assert (p.status, p.steps[0].arguments if p.steps else None) == ("planned", {"job": "J43"}), p

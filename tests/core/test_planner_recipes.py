@@ -346,4 +346,3 @@ def test_a_name_ending_in_a_verb_like_character_is_kept_whole(planner: RulePlann
 def test_words_shaped_like_a_known_value_are_not_taken_for_it(planner: RulePlanner, text: str) -> None:
     p = plan(planner, text)
     assert p.status == "needs_input" and p.missing == ["department"], (p.status, p.missing, p.steps)
-

@@ -50,7 +50,8 @@ def spans(text: str) -> list[tuple[str, object, object]]:
     ("until end of month", [("date", "2026-11-30", None)]),
     ("这周六 2025-07-26 加班", [("date", "2025-07-26", None)]),  # one day said twice: the written date
     ("2024年5月的工资条, May 2024", [("month", "2024-05", None), ("month", "2024-05", None)]),
-    ("三月份的工资条, 12月的报表", [("month", "2026-03", None), ("month", "2026-12", None)]),  # a month, not 3
+    ("三月份的工资条, 12月的报表", [("month", "2026-03", None), ("month", "2025-12", None)]),  # the latest such month
+    ("近3月的流水, 3月内", [("number", 3, "月"), ("number", 3, "月")]),  # durations, not months
     ("试用期三个月, 每月3号", [("number", 3, "月"), ("number", 3, "号")]),  # a duration and a day stay numbers
     ("18:30走的, cancel my 3pm", [("time", "18:30", None), ("time", "15:00", None)]),
     ("3:30开会", [("time", "03:30", None)]),
