@@ -83,7 +83,8 @@ IDIOMS_ZH: tuple[tuple[str, str], ...] = (
 
 
 # How-is-it-going with no thing in the gap: small talk, not a status question.
-_SMALL_TALK = re.compile(r"\S+\s+(?:it|things|everything|life|you|ya|u|that|stuff|your day)\s+(?:going|looking)", re.I)
+_SMALL_TALK = re.compile(r"\S+(?:\s+(?:is|are))?\s+(?:it|things|everything|life|you|ya|u|that|stuff|your day)\s+"
+                         r"(?:going|looking)", re.I)
 _HEADS: set[str] = set()  # every form of every English idiom's first word: a cheap "none here" test
 
 

@@ -122,6 +122,7 @@ def test_an_idiom_is_found_around_its_object() -> None:
     assert plain("put acct_12 on hold").split()[:2] == ["suspend", "acct_12"]
     assert plain("ann@x.io should drop down to silver").split()[:3] == ["ann@x.io", "should", "downgrade"]  # not "drop"
     assert plain("hi bot, how's it going?") == "hi bot, how's it going?"  # small talk, no status question
+    assert plain("hi, how is it going?") == "hi, how is it going?"
 
 
 @pytest.mark.parametrize(("text", "tool", "args"), [
