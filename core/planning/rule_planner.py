@@ -169,8 +169,8 @@ class RulePlanner:
         # enum words stay in: they are the knowledge's own words ("which account ..." is not off-domain
         # because some parameter also has the value "account")
         alien = self.voc.lexicon.alien(self.voc.lexicon.request_tokens(_mask(masked, units[:len(spans)] + names)))
-        destroys = destructive(self._plain(text))
         plain_text = self._plain(text)
+        destroys = destructive(plain_text)
         actions = named_actions(plain_text)
         asks = is_question(text)
         stated = {r for r in self.kn.rules if self.voc.state_hits(text, r)}  # rules whose state the text names
