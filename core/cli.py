@@ -134,8 +134,14 @@ def _requests(arg: str) -> Iterator[str]:
         yield raw.decode("utf-8", "surrogateescape").rstrip("\r\n")
 
 
+# Characters JSON leaves unescaped that line readers (Python's splitlines, some JSON-lines tools)
+# take for line breaks: escaped, so one answer is always one line.
+_LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
 def _emit(data: dict[str, Any], out: TextIO | None = None) -> None:
-    print(json.dumps(data, ensure_ascii=False, default=str), file=out or sys.stdout, flush=True)
+    text = json.dumps(data, ensure_ascii=False, default=str).translate(_LINE_BREAKS)
+    print(text, file=out or sys.stdout, flush=True)
 
 
 # `ask`'s exit codes beyond 0/1/2 (README › Using the CLI). Plan outcomes (planned, needs_input,

@@ -114,3 +114,15 @@ def test_handle_answers_any_text_in_the_contract_and_records_it(fuzz_assistant: 
     assert len(fuzz_assistant.store.requests(limit=100_000)) == before + 1
     if any(0xD800 <= ord(c) <= 0xDFFF for c in text):
         assert data["error"]["code"] == "DS-106"
+
+
+def test_a_line_separator_in_a_request_never_splits_its_answer(cli_home: Path) -> None:
+    """U+2028, U+2029 and NEL are line breaks to splitlines and to some JSON-lines readers: the
+    answer escapes them, so each request is still answered on one line (hypothesis found this)."""
+    batch = ["退货退款\u2028Ü", "给商品123456下一单\u2029", "refund\x85only"]
+    out = subprocess.run([sys.executable, "-m", "core.cli", "plan", "--knowledge", str(SHOP), "--json", "-"],
+                         input="\n".join(batch).encode() + b"\n", capture_output=True, cwd=ROOT, timeout=600,
+                         env={**os.environ, "DATASMITH_HOME": str(cli_home)})
+    answers = out.stdout.decode("utf-8").splitlines()
+    assert out.returncode == 0 and len(answers) == len(batch), answers
+    assert all(isinstance(json.loads(a), dict) for a in answers)
