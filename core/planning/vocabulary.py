@@ -157,10 +157,9 @@ def _content_stems(phrase: str) -> tuple[str, ...]:
     """An English trigger phrase's content words, stemmed ("enroll student in course" -> enroll, student, cours)."""
     if not phrase.isascii():
         return ()
-    words = re.findall(r"[A-Za-z']+", phrase)
-    if any(w.lower() in _NEGATING for w in words):
+    if any(w.lower() in _NEGATING for w in re.findall(r"[A-Za-z']+", phrase)):
         return ()  # "no-show" said without its "no" is "show": a negated phrase is matched only as written
-    return tuple(stem(w) for w in words if not is_stopword(w))
+    return tuple(stem(w) for w in re.findall(r"[A-Za-z]+", phrase) if not is_stopword(w))
 
 
 _NEGATING = frozenset({"no", "not", "non", "never", "without", "didn't", "don't", "doesn't", "won't", "cannot", "nobody"})
