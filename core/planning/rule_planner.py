@@ -33,7 +33,6 @@ from core.planning.copies import (
 from core.planning.extraction import Assignment, Extractor, Found, Slot, rule_slots, tool_slots
 from core.planning.idioms import plain
 from core.planning.lexicon import (
-    GENERIC_ACTIONS_ZH,
     definite_things,
     destructive,
     intent,
@@ -224,10 +223,10 @@ class RulePlanner:
             if kind == "rule":  # which of its steps the request speaks of (tools need not know)
                 c.spoken = {tool: frozenset(t for t in words if knows(candidate_key("tool", tool), t))
                             for tool in self.steps_of[name]}
-                c.running_writes = frozenset(s.tool_name for s in c.plan.running() if self._writes("tool", s.tool_name))
+                ran = c.plan.running()
+                c.running_writes = frozenset(s.tool_name for s in ran if self._writes("tool", s.tool_name))
                 c.skipped_writes = frozenset(s.tool_name for s in c.plan.steps if self._writes("tool", s.tool_name)
                                              and s.tool_name not in c.running_writes)
-                ran = c.plan.running()
                 if ran and ran[0].tool_name in c.running_writes:
                     c.presumes = [w for w in things if knows(candidate_key("tool", ran[0].tool_name), w)]
             c.leaves = sum(not any(knows(key, t) for t in clause) for clause in clauses)
@@ -235,15 +234,7 @@ class RulePlanner:
             c.lookups_dropped = bool(dropped) and not any(self._writes("tool", t) for t in dropped)
             c.carried = bool(dropped)
             out.append(c)
-        # A verb the request names ("入职体检帮我约一下") that nothing here knows: no candidate does it. Of
-        # two characters, the first may end a word before it (现金缴一下: the verb is 缴).
-        # A name's last character is no part of the verb (张伟发一下: 发).
-        def known(word: str) -> bool:
-            return any(knows(c.key, word) for c in out)
-        named_at = {b - 1 for _, _, b in person_names(plain_text, self.voc.is_own_word)} if actions else set()
-        verbs = [(v[1], at + 1) if len(v) == 2 and at in named_at else (v, at) for v, at in actions]
-        unable = [v for v, at in verbs if v not in GENERIC_ACTIONS_ZH and not known(v)
-                  and not (len(v) == 2 and at > 0 and known(plain_text[at - 1:at + 1]) and known(v[1]))]
+        unable = self._unknown_verbs(actions, plain_text, lambda word: any(knows(c.key, word) for c in out))
         for c in out:
             c.unable = unable
         self._context_values(out, spans, ignored, masked)  # (values masked: a part's words, not its ids)
@@ -253,6 +244,17 @@ class RulePlanner:
             for position, c in enumerate(sorted(out, key=lambda c: -(c.cov + c.core + c.lex))):
                 c.rank = 1 / (1 + position)
         return out
+
+    def _unknown_verbs(self, actions: list[tuple[str, int]], text: str, known: Callable[[str], bool]) -> list[str]:
+        """The verbs a request names ("入职体检帮我约一下") that nothing here knows: no candidate does them.
+        Of two characters, the first may end a word before it (现金缴一下: the verb is 缴), or a name
+        (张伟发一下: 发)."""
+        if not actions:
+            return []
+        named_at = {b - 1 for _, _, b in person_names(text, self.voc.is_own_word)}
+        verbs = [(v[1], at + 1) if len(v) == 2 and at in named_at else (v, at) for v, at in actions]
+        return [v for v, at in verbs if not known(v)
+                and not (len(v) == 2 and at > 0 and known(text[at - 1:at + 1]) and known(v[1]))]
 
     def _context_values(self, candidates: list[Candidate], spans: list[Span], ignored: dict[str, list[Span]],
                         text: str) -> None:

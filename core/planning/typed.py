@@ -114,10 +114,10 @@ def captured_part(pattern: str) -> str | None:
     look-around or a back-reference in the part."""
     flags = regex.match(r"(?:\(\?[a-zA-Z]+\))*", pattern)
     lead = flags.group(0) if flags else ""
+    if _alternates(pattern, len(lead)):
+        return None
     depth, opened = 0, None
     for i, c in _structure(pattern, len(lead)):
-        if c == "|" and depth == 0:
-            return None
         if c == "(":
             capturing = not pattern.startswith("(?", i) or (pattern.startswith(("(?P<", "(?<"), i)
                                                            and not pattern.startswith(("(?<=", "(?<!"), i))
@@ -130,7 +130,7 @@ def captured_part(pattern: str) -> str | None:
             depth -= 1
             if opened is not None and depth == opened[1]:
                 part = pattern[opened[0]:i]
-                if _LOOKAROUND.search(part) or regex.search(r"\\\d", part) or _alternates_after(pattern, i):
+                if _LOOKAROUND.search(part) or regex.search(r"\\\d", part):
                     return None
                 return lead + part
     return None if opened is not None or _LOOKAROUND.search(pattern) else pattern
@@ -157,10 +157,10 @@ def _structure(pattern: str, start: int = 0) -> Iterator[tuple[int, str]]:
         i += 1
 
 
-def _alternates_after(pattern: str, after: int) -> bool:
-    """A bar at the top level after the group closed."""
+def _alternates(pattern: str, start: int) -> bool:
+    """A bar at the top level: the pattern is alternatives."""
     depth = 0
-    for _, c in _structure(pattern, after + 1):
+    for _, c in _structure(pattern, start):
         depth += (c == "(") - (c == ")")
         if c == "|" and depth <= 0:
             return True
