@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from core.planning.idioms import idiom_hits
 
@@ -102,6 +102,32 @@ def definite_things(text: str) -> list[str]:
     if {stem(w) for w in re.findall(r"[A-Za-z]+", rest)} & MAKE_CUES or any(c in text for c in MAKE_CUES_ZH):
         return []
     out += [m.group(1) for m in _DEFINITE_ZH.finditer(text) if len(m.group(1)) == 2]
+    return out
+
+
+# Nouns that make the word before them a modifier: "离职证明" is a certificate, not a resignation;
+# "离职率" a figure; "cancellation policy" a policy. Only where the knowledge never uses the noun (a pack
+# with a certificate tool keeps the compound its own).
+THING_HEADS_ZH = re.compile(r"(?=(证明|证书|报告|报表|率|比例|占比|清单|名单|明细|统计(?![一下])|模板|政策|制度|须知|指南|手册|人数|次数))")
+THING_HEADS_EN = frozenset(stem(w) for w in "certificate certificates policy policies template templates statistics "
+                           "stats".split())
+
+
+def modifiers(text: str, known: Callable[[str], bool], said: Callable[[str], bool]) -> list[tuple[int, int]]:
+    """Where the request uses a word of the knowledge (`known`) only to qualify a noun the knowledge
+    never says (`said`): "开一张离职证明" speaks of a certificate, so 离职 asks for nothing."""
+    out = []
+    for m in THING_HEADS_ZH.finditer(text):
+        head, at = m.group(1), m.start()
+        word = text[at - 2:at]
+        if at >= 2 and re.fullmatch(r"[\u3400-\u9fff]{2}", word) and known(word) and not said(head) and not said(word + head):
+            out.append((at - 2, at))
+    words = list(re.finditer(r"[A-Za-z]+", text))
+    for a, b in zip(words, words[1:], strict=False):
+        head = stem(b.group(0))
+        if head in THING_HEADS_EN and text[a.end():b.start()].strip() == "" and known(stem(a.group(0))) \
+                and not said(head):
+            out.append((a.start(), a.end()))
     return out
 
 

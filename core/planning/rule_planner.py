@@ -37,6 +37,7 @@ from core.planning.lexicon import (
     destructive,
     intent,
     is_question,
+    modifiers,
     name_words,
     named_actions,
     stem,
@@ -137,6 +138,8 @@ class RulePlanner:
     def _fresh(self, text: str, request: Request, hits: Sequence[RetrievalHit] | None, lang: str,
                only: str | None = None) -> Plan:
         bare = self._without_environment(text)
+        own = self.voc.own_text
+        bare = _mask(bare, modifiers(bare, self.voc.lexicon.has, lambda word: word in own))
         spans = self.voc.spans(bare, self.today())
         candidates = self.candidates(bare, spans, hits, only=only, request=request, lang=lang)
         decision = decide(candidates, self.steps_of) if only is None else Decision("plan", candidates[0])

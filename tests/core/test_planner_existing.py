@@ -372,3 +372,30 @@ def test_a_pattern_that_refuses_the_packs_own_examples_is_not_trusted(tmp_path) 
     assert planner.kn.tools["restart_job"].parameters[0].patterns == ["(J\\\\d+)"]
     p = plan(planner, "重启任务J43")
     assert (p.status, p.steps[0].arguments if p.steps else None) == ("planned", {"job": "J43"}), p
+
+
+def test_a_word_that_only_qualifies_a_thing_the_pack_never_names_asks_for_nothing(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """"离职证明" is a certificate, "离职率" a figure, "cancellation policy" a policy: a pack that can
+    submit a resignation or cancel a booking, and knows no certificate, rate or policy, must not do
+    either for them. Said as the action, they still are it."""
+    pack = write_pack(tmp_path / "ops", {
+        "pack.yaml": "name: ops\nenvironments: {default: lab, lab: {}}\n",
+        "tools/t.yaml": f"""
+            - tool_name: resign
+              description: 提交离职申请
+              parameters: [{STAFF_ID}]
+              examples: [{{user_query: E10023 提离职, extracted_params: {{employee_id: E10023}}}}]
+              call: {{http: {{method: POST, path: /resignations}}}}
+            - tool_name: cancel_booking
+              description: Cancel a booking
+              parameters: [{{name: booking_id, type: string, required: true, patterns: ['\\b(BK-\\d+)\\b']}}]
+              examples: [{{user_query: cancel booking BK-12, extracted_params: {{booking_id: BK-12}}}}]
+              call: {{http: {{method: POST, path: /bookings/cancel}}}}
+        """,
+    })
+    planner = RulePlanner(load_knowledge([pack]), today=lambda: date(2026, 11, 26))
+    for text in ["给E10088开一张离职证明", "这个月的离职率是多少", "what's the cancellation policy for BK-7?"]:
+        p = plan(planner, text)
+        assert writes(planner, p) == [] and p.status != "planned", (text, p.status, p.tool)
+    assert plan(planner, "E10088 要离职了,帮他提一下").tool == "resign"
+    assert plan(planner, "cancel BK-7 please").tool == "cancel_booking"
