@@ -217,6 +217,9 @@ def without_lookup(best: Candidate, ranked: list[Candidate], steps_of: dict[str,
         return best  # the tool's own near-verbatim example says it is the tool
     return next((c for c in ranked if related(best, c, steps_of) and c.lookups_dropped and c.plan is not None
                  and c.fit >= best.fit and c.fill >= best.fill  # its constants take nothing the request says
+                 # nor supply what the tool would ask for, unless the recipe was named ("change the role
+                 # of U1" is not the make-a-billing-admin recipe whose constant picks the role)
+                 and (c.fill <= best.fill or c.trigger >= 1.0 or c.state >= 1.0)
                  # a recipe that does more when asked (a write its condition skips here) is that recipe
                  # only when the request reads like it, not like the tool's own example
                  and (not c.skipped_writes or c.lex >= best.lex - LEX_LEAD)

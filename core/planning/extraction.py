@@ -128,7 +128,7 @@ class Extractor:
         slots = list(slots)
         offers: list[tuple[float, int, str, Found]] = []
         refused: dict[str, str] = {}
-        refused_at: list[tuple[int, int]] = []
+        refused_where: dict[str, tuple[int, int]] = {}
         for slot in slots:
             floor = FLOOR[slot.kind] if not (slot.kind == "unmapped" and slot.required) else LOOSE
             key = (slot.name, slot.kind, tuple((t.tool_name, p.name) for t, p in slot.params), tuple(slot.owners))
@@ -143,7 +143,7 @@ class Extractor:
                     offers.append((found.score, -found.start, slot.name, found))
             if invalid and not valid and slot.kind in ("input", "unmapped"):
                 refused[slot.name] = invalid[0]
-                refused_at.append(invalid[1])
+                refused_where[slot.name] = invalid[1]
         offers.sort(key=lambda o: (-o[0], -o[1]))
         taken: dict[str, Found] = {}
         claimed: dict[tuple[int, int], tuple[str, str]] = {}
@@ -154,8 +154,12 @@ class Extractor:
                 continue
             taken[name] = found
             claimed[(found.start, found.end)] = (name, found.how)
+        # a value another slot took is that slot's ("the role of U1": U1 is the user, not a bad role)
+        refused = {n: r for n, r in refused.items() if n not in taken and not any(
+            s < refused_where[n][1] and refused_where[n][0] < e for s, e in claimed)}
         self._sole_number(spans, slots, taken, refused)
-        return Assignment(taken, {n: r for n, r in refused.items() if n not in taken}, refused_at)
+        return Assignment(taken, {n: r for n, r in refused.items() if n not in taken},
+                          [refused_where[n] for n in refused if n not in taken])
 
     @staticmethod
     def _sole_number(spans: list[Span], slots: list[Slot], taken: dict[str, Found], refused: dict[str, str]) -> None:
@@ -238,10 +242,12 @@ class Extractor:
         out: list[Found] = []
         free = param.type == "string" and not any(k in (param.model_extra or {}) for k in ("pattern", "format")) \
             and param.enum is None
+        listed = self.voc.known_values.get((tool.tool_name, param.name), frozenset())
         for pattern in self.voc.patterns.get((tool.tool_name, param.name), []):
             for m in pack_finditer(pattern, text):
                 i = 1 if m.groups() else 0
-                if m.group(i) is None or (free and not self._could_be_value(m.group(i), param)):
+                # a value the pack itself lists for this parameter is one, though the pack says it
+                if m.group(i) is None or (free and m.group(i) not in listed and not self._could_be_value(m.group(i), param)):
                     continue
                 out.append(Found(m.group(i), m.start(i), m.end(i), "pattern", PATTERN))
         hits = self.voc.enum_hits(text, tool.tool_name, param.name)

@@ -58,14 +58,20 @@ def gapped_pattern(phrase: str) -> re.Pattern[str] | None:
 
 
 def separable_pattern(phrase: str) -> re.Pattern[str] | None:
-    """A two-character Chinese verb-object phrase said the way Chinese splits it, by how much or
-    which kind (离合词): 请三天病假 and 请个年假 say 请假, 调个薪 says 调薪 — the phrase itself, not a loose match."""
+    """A Chinese verb-object phrase said the way Chinese splits it (离合词): 请三天病假 and 请个年假 say
+    请假, 调个薪 says 调薪; a one-character verb before a longer object takes 一下/个 (办一下入职 says
+    办入职) — the phrase itself, not a loose match."""
     if len(phrase) == 2 and _CJK_PAIR.fullmatch(phrase):
         return re.compile(re.escape(phrase[0]) + _MEASURE_GAP + re.escape(phrase[1]))
+    if len(phrase) > 2 and phrase[0] in _LIGHT_VERBS and _CJK_RUN.fullmatch(phrase):
+        # 办入职 said 办一下入职 / 办个入职: a one-character verb and its object, "a bit of" between
+        return re.compile(re.escape(phrase[0]) + r"(?:一下|一个|个|下)" + re.escape(phrase[1:]))
     return None
 
 
 _CJK_PAIR = re.compile(r"[\u3400-\u9fff]{2}")
+_CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
+_LIGHT_VERBS = "办走做搞弄开提发调加请录建造签转批跑申退取删改换补约排查拉"
 _MEASURE_GAP = r"(?:[\d一二两三四五六七八九十半几]+\s*(?:个|天|日|周|次|小时|个月)?|个)(?:(?!的)[\u3400-\u9fff]){0,2}?"
 
 

@@ -14,6 +14,7 @@ import pytest
 from core.knowledge import load_knowledge
 from core.models import Plan, Request
 from core.planning import RulePlanner
+from core.planning.text import separable_pattern
 from core.planning.typed import MISSING, captured_part, explain, validate
 from tests.conftest import write_pack
 
@@ -399,3 +400,116 @@ def test_a_word_that_only_qualifies_a_thing_the_pack_never_names_asks_for_nothin
         assert writes(planner, p) == [] and p.status != "planned", (text, p.status, p.tool)
     assert plan(planner, "E10088 要离职了,帮他提一下").tool == "resign"
     assert plan(planner, "cancel BK-7 please").tool == "cancel_booking"
+
+
+ROLES = {
+    "pack.yaml": "name: roles\nenvironments: {default: lab, lab: {}}\n",
+    "tools/t.yaml": """
+        - tool_name: find_user_by_email
+          description: Look up a workspace user by email; returns user_id
+          parameters: [{name: email, type: string, format: email, required: true}]
+          examples: [{user_query: who is ann@example.com, extracted_params: {email: ann@example.com}}]
+          returns: {type: object, properties: {user_id: {type: string}}}
+          side_effects: false
+          call: {http: {method: GET, path: /users}}
+        - tool_name: change_user_role
+          description: Change the role of an existing workspace user
+          parameters:
+            - {name: user_id, type: string, required: true, patterns: ['\\b(usr_[a-z0-9]+)\\b']}
+            - {name: role, type: string, required: true, description: New role, enum: [admin, member, billing_admin]}
+          examples: [{user_query: make usr_b81k an admin, extracted_params: {user_id: usr_b81k, role: admin}}]
+          call: {http: {method: POST, path: /users/role}}
+    """,
+    "rules/r.yaml": """
+        rule_name: make_billing_admin
+        description: Make a user (found by email) the billing admin
+        trigger_phrases: [make billing admin]
+        examples: [{user_query: make ann@example.com the billing admin, extracted_params: {email: ann@example.com}}]
+        dag_definition:
+          - {step_id: 1, tool_name: find_user_by_email, parameter_mapping: {email: {source: initial_query, value: email}}}
+          - step_id: 2
+            tool_name: change_user_role
+            dependencies: [1]
+            parameter_mapping:
+              user_id: {source: step_output, step_id: 1, value: user_id}
+              role: {source: constant, value: billing_admin}
+    """,
+}
+
+
+def test_a_recipe_without_its_look_up_does_not_pick_a_value_the_request_left_open(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """"change the role of usr_1" gives the user the recipe would look up, but not the role: the
+    billing-admin recipe's constant must not choose it. The role is asked for — and the user id,
+    which the request did give, is not reported as a bad role."""
+    planner = RulePlanner(load_knowledge([write_pack(tmp_path / "roles", ROLES)]), today=lambda: date(2026, 11, 26))
+    p = plan(planner, "change the role of usr_m3p9")
+    assert (p.status, p.tool, p.missing) == ("needs_input", "change_user_role", ["role"]), (p.status, p.rule, p.tool)
+    assert "not allowed" not in (p.question or "")
+    named = plan(planner, "make billing admin for usr_m3p9")
+    assert (named.status, named.rule) == ("planned", "make_billing_admin")
+    assert named.running()[0].arguments == {"user_id": "usr_m3p9", "role": "billing_admin"}
+
+
+HIRES = {
+    "pack.yaml": "name: hires\nenvironments: {default: lab, lab: {}}\n",
+    "defaults.yaml": "all: {department: 研发中心}\n",
+    "tools/t.yaml": """
+        - tool_name: create_hire
+          description: 办理入职:创建员工档案,返回工号 employee_id
+          parameters:
+            - name: department
+              type: string
+              required: true
+              description: 入职部门,如 研发中心、产品部、市场部
+              patterns: ['(?:部门|分到)\\s*(?:为|是)?\\s*([\\u4e00-\\u9fa5]{2,8}?(?:中心|部))']
+          examples:
+            - {user_query: 造一个新员工,分到数据中心, extracted_params: {department: 数据中心}}
+            - {user_query: 新人下周一入职,帮忙办理一下, extracted_params: {}}
+          returns: {type: object, properties: {employee_id: {type: string}}}
+          call: {http: {method: POST, path: /hires}}
+        - tool_name: list_staff
+          description: 列出一个部门的在职员工(例如市场部有哪些人)
+          parameters: [{name: dept, type: string, required: true}]
+          side_effects: false
+          call: {http: {method: GET, path: /staff}}
+        - tool_name: sign_contract
+          description: 签劳动合同
+          parameters: [{name: employee_id, type: string, required: true}]
+          call: {http: {method: POST, path: /contracts}}
+    """,
+    "rules/r.yaml": """
+        rule_name: onboard_new_hire
+        description: 新员工入职全流程:建档 → 签合同
+        trigger_phrases: [办入职, 新员工入职]
+        dag_definition:
+          - step_id: 1
+            tool_name: create_hire
+            parameter_mapping: {department: {source: initial_query, value: department}}
+          - step_id: 2
+            tool_name: sign_contract
+            dependencies: [1]
+            parameter_mapping: {employee_id: {source: step_output, step_id: 1, value: employee_id}}
+    """,
+}
+
+
+@pytest.mark.parametrize("text", ["帮忙办一下入职,部门为市场部", "办个入职,部门市场部"])
+def test_a_trigger_said_with_a_bit_between_and_a_value_the_pack_lists(tmp_path, text: str) -> None:  # type: ignore[no-untyped-def]
+    """办一下入职 / 办个入职 say the trigger 办入职; 市场部, which the pack's own description lists as a
+    department, is the request's department (not the default), though the pack says the word."""
+    planner = RulePlanner(load_knowledge([write_pack(tmp_path / "hires", HIRES)]), today=lambda: date(2026, 11, 26))
+    p = plan(planner, text)
+    assert (p.status, p.rule) == ("planned", "onboard_new_hire"), (p.status, p.rule, p.tool)
+    assert p.steps[0].arguments["department"] == "市场部"
+
+
+@pytest.mark.parametrize(("phrase", "text", "said"), [
+    ("请假", "E10023 请三天病假", True), ("调薪", "给他调个薪", True),
+    ("办入职", "帮忙办一下入职", True), ("办入职", "办个入职吧", True), ("提离职", "他想提一下离职", True),
+    ("办入职", "办完入职", False), ("新员工入职", "新一下员工入职", False), ("请假", "请问假期", False),
+])
+def test_a_chinese_verb_and_its_object_said_apart(phrase: str, text: str, said: bool) -> None:
+    """离合词: 请三天病假 says 请假; a one-character verb with 一下/个 before its object (办一下入职)
+    says 办入职. Only a verb splits so, and only by how much."""
+    pattern = separable_pattern(phrase)
+    assert (pattern is not None and pattern.search(text) is not None) == said
