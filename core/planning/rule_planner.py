@@ -47,7 +47,7 @@ from core.planning.names import person_names, takes_person
 from core.planning.questions import choice_question, language_of, missing_question, no_match_question
 from core.planning.spans import Span
 from core.planning.text import find_phrases, normalize, shingles
-from core.planning.typed import MISSING, trust_shapes, validate
+from core.planning.typed import MISSING, kin_shapes, trust_shapes, validate
 from core.planning.vocabulary import Vocabulary, candidate_key, shape_fits, signature
 
 ALL_CANDIDATES = 120  # a knowledge this small is scored whole; a larger one by what retrieval found
@@ -83,6 +83,7 @@ class RulePlanner:
             for param in tool.parameters:
                 trust_shapes(param, [e.extracted_params[param.name] for e in tool.examples
                                      if param.name in e.extracted_params])
+        kin_shapes(knowledge.tools.values())
         self.steps_of = {r.rule_name: {s.tool_name for s in r.dag_definition} for r in knowledge.rules.values()}
         self.enum_words = [entry for phrases in self.voc.enums.values() for entry in phrases]
         self.takes_person = any(takes_person(p.name, p.description) for t in knowledge.tools.values()

@@ -10,14 +10,14 @@ what one of them captures (`E\\d{5}` in `工号\\s*(E\\d{5})`), so a name never 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 from urllib.parse import urlparse
 
 import regex
 from jsonschema import Draft202012Validator, FormatChecker
 
-from core.models import ParamSpec
+from core.models import ParamSpec, ToolSpec
 from core.pack_regex import MATCH_BUDGET_S
 from core.planning.text import cast
 
@@ -88,6 +88,30 @@ def trust_shapes(param: ParamSpec, examples: list[Any]) -> None:
     shapes = _shapes(param)
     if shapes and any(not _has_shape(v, param) for v in examples if isinstance(v, str | int | float)):
         param._shapes = []  # noqa: SLF001
+
+
+def kin_shapes(tools: Iterable[ToolSpec]) -> None:
+    """A parameter that declares no shape takes that of the parameter its name ends with
+    (`return_branch_id` -> `branch_id`'s `BR-\\d+`), unless its own example values differ: a
+    vehicle id is never a return branch. Run after `trust_shapes`."""
+    tools = list(tools)
+    by_name: dict[str, list[regex.Pattern[str]]] = {}
+    for tool in tools:
+        for param in tool.parameters:
+            by_name.setdefault(param.name, []).extend(_shapes(param))
+    kins = sorted((name for name, shapes in by_name.items() if shapes), key=len, reverse=True)
+    for tool in tools:
+        for param in tool.parameters:
+            extra = param.model_extra or {}
+            if param.type != "string" or param.patterns or param.enum is not None or "pattern" in extra \
+                    or "format" in extra:
+                continue
+            kin = next((name for name in kins if param.name.endswith("_" + name)), None)
+            if kin is None:
+                continue
+            own = [str(e.extracted_params[param.name]) for e in tool.examples if param.name in e.extracted_params]
+            if all(any(shape.fullmatch(v) for shape in by_name[kin]) for v in own):
+                param._shapes = by_name[kin]  # noqa: SLF001
 
 
 def _shapes(param: ParamSpec) -> list[regex.Pattern[str]]:

@@ -513,3 +513,25 @@ def test_a_chinese_verb_and_its_object_said_apart(phrase: str, text: str, said: 
     says 办入职. Only a verb splits so, and only by how much."""
     pattern = separable_pattern(phrase)
     assert (pattern is not None and pattern.search(text) is not None) == said
+
+
+def test_a_parameter_without_a_shape_takes_the_shape_of_the_one_its_name_ends_with(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """`return_branch_id` declares nothing, `branch_id` captures BR-\\d+: a vehicle id VH-30012 is
+    never the return branch ("transfer VH-30012 to branch BR-205" is not a reservation)."""
+    pack = write_pack(tmp_path / "cars", {
+        "pack.yaml": "name: cars\nenvironments: {default: lab, lab: {}}\n",
+        "tools/t.yaml": """
+            tool_name: create_reservation
+            description: Book a car at a branch; it may be returned to another branch
+            parameters:
+              - {name: branch_id, type: string, required: true, patterns: ['\\b(BR-\\d{3,})\\b']}
+              - {name: return_branch_id, type: string, description: branch the car goes back to}
+            examples: [{user_query: book a car at BR-101, extracted_params: {branch_id: BR-101}}]
+            call: {http: {method: POST, path: /reservations}}
+        """,
+    })
+    planner = RulePlanner(load_knowledge([pack]), today=lambda: date(2026, 11, 26))
+    returns = planner.kn.tools["create_reservation"].parameters[1]
+    assert validate("BR-205", returns) == "BR-205" and validate("VH-30012", returns) is MISSING
+    p = plan(planner, "transfer VH-30012 to branch BR-205")
+    assert writes(planner, p) == [] and "VH-30012" not in str(p.steps), (p.status, p.steps)
