@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import date
 from functools import lru_cache
 from typing import Any, Literal
 
@@ -157,9 +158,38 @@ class Extractor:
         # a value another slot took is that slot's ("the role of U1": U1 is the user, not a bad role)
         refused = {n: r for n, r in refused.items() if n not in taken and not any(
             s < refused_where[n][1] and refused_where[n][0] < e for s, e in claimed)}
+        self._date_range(text, spans, slots, taken)
         self._sole_number(spans, slots, taken, refused)
         return Assignment(taken, {n: r for n, r in refused.items() if n not in taken},
                           [refused_where[n] for n in refused if n not in taken])
+
+    @staticmethod
+    def _date_range(text: str, spans: list[Span], slots: list[Slot], taken: dict[str, Found]) -> None:
+        """"下周一到周三" / "Monday to Wednesday" for a tool that takes a start date and a number of days
+        (no end date): the days from one to the other, both counted, and the end date said is used."""
+        dates = sorted((s for s in spans if s.kind == "date"), key=lambda s: s.start)
+        for first, last in zip(dates, dates[1:], strict=False):
+            if not _RANGE_GAP.fullmatch(text[first.end:last.start]):
+                continue
+            used = [(f.start, f.end) for f in taken.values()]
+            if (first.start, first.end) not in used or any(s < last.end and last.start < e for s, e in used):
+                return  # the start is not a value here, or the end date is (an end_date parameter)
+            try:
+                days = (date.fromisoformat(str(last.value)[:10]) - date.fromisoformat(str(first.value)[:10])).days + 1
+            except ValueError:
+                return
+            slot = next((sl for sl in slots if sl.name not in taken and sl.kind in ("input", "unmapped") and sl.params
+                         and all(p.type in ("integer", "number") and p.enum is None
+                                 and _DAYS.search(f"{p.name} {p.description}") for _, p in sl.params)), None)
+            if slot is None or days < 1:
+                return
+            value: Any = days
+            for _, param in slot.params:
+                value = validate(value, param)
+                if value is MISSING:
+                    return
+            taken[slot.name] = Found(value, last.start, last.end, "range", LOOSE)
+            return
 
     @staticmethod
     def _sole_number(spans: list[Span], slots: list[Slot], taken: dict[str, Found], refused: dict[str, str]) -> None:
@@ -463,6 +493,8 @@ def _word_at(text: str, word: str) -> int:
     return m.start() if m else -1
 
 
+_RANGE_GAP = re.compile(r"\s*(?:到|至|~|～|-|—|–|until|till|to|through|thru)\s*", re.I)
+_DAYS = re.compile(r"(?<![a-z])days?(?![a-z])|天数|几天|请假天|休假天", re.I)
 _BEFORE_VALUE = "在到给填是为从去入转至往和与及"  # "转到市场部", "部门填研发部": a value follows
 
 

@@ -57,12 +57,17 @@ def gapped_pattern(phrase: str) -> re.Pattern[str] | None:
     return None
 
 
-def separable_pattern(phrase: str) -> re.Pattern[str] | None:
+def separable_pattern(phrase: str, kinds: Iterable[str] = ()) -> re.Pattern[str] | None:
     """A Chinese verb-object phrase said the way Chinese splits it (离合词): 请三天病假 and 请个年假 say
-    请假, 调个薪 says 调薪; a one-character verb before a longer object takes 一下/个 (办一下入职 says
+    请假, 调个薪 says 调薪, 请病假 says 请假 where 病假 is one of `kinds` (the knowledge's values); a one-character verb before a longer object takes 一下/个 (办一下入职 says
     办入职) — the phrase itself, not a loose match."""
     if len(phrase) == 2 and _CJK_PAIR.fullmatch(phrase):
-        return re.compile(re.escape(phrase[0]) + _MEASURE_GAP + re.escape(phrase[1]))
+        # 请病假 says 请假 too, when 病假 is one of the knowledge's values (a kind of 假)
+        kind = sorted((k for k in kinds if len(k) > 1 and k.endswith(phrase[1]) and k != phrase), key=len, reverse=True)
+        split = re.escape(phrase[0]) + _MEASURE_GAP + re.escape(phrase[1])
+        if kind:
+            split += "|" + re.escape(phrase[0]) + f"(?:{_MEASURE_GAP})?(?:{'|'.join(map(re.escape, kind))})"
+        return re.compile(split)
     if len(phrase) > 2 and phrase[0] in _LIGHT_VERBS and _CJK_RUN.fullmatch(phrase):
         # 办入职 said 办一下入职 / 办个入职: a one-character verb and its object, "a bit of" between
         return re.compile(re.escape(phrase[0]) + r"(?:一下|一个|个|下)" + re.escape(phrase[1:]))

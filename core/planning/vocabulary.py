@@ -281,9 +281,12 @@ class Vocabulary:
             voc.environments[pack.name] = [
                 (phrase_pattern(w), w, env) for env, spec in pack.environments.items() for w in [env, *spec.aliases]
             ]
+        kinds = {str(w) for t in kn.tools.values() for p in t.parameters
+                 for w in [*(p.enum or []), *(s for said in p.synonyms.values() for s in said)]
+                 if re.fullmatch(r"[\u3400-\u9fff]{2,4}", str(w))}  # 病假, 年假: kinds of 假 a trigger may hold
         for rule in kn.rules.values():
             voc.triggers += [(phrase_pattern(t), t, rule.rule_name) for t in rule.trigger_phrases]
-            voc.triggers += [(p, t, rule.rule_name) for t in rule.trigger_phrases if (p := separable_pattern(t))]
+            voc.triggers += [(p, t, rule.rule_name) for t in rule.trigger_phrases if (p := separable_pattern(t, kinds))]
             voc.loose_triggers += [(p, t, rule.rule_name) for t in rule.trigger_phrases if (p := gapped_pattern(t))]
             voc.word_triggers[rule.rule_name] = [words for t in rule.trigger_phrases
                                                  if len(words := _content_stems(t)) >= 2]

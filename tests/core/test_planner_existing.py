@@ -507,11 +507,13 @@ def test_a_trigger_said_with_a_bit_between_and_a_value_the_pack_lists(tmp_path, 
     ("请假", "E10023 请三天病假", True), ("调薪", "给他调个薪", True),
     ("办入职", "帮忙办一下入职", True), ("办入职", "办个入职吧", True), ("提离职", "他想提一下离职", True),
     ("办入职", "办完入职", False), ("新员工入职", "新一下员工入职", False), ("请假", "请问假期", False),
+    ("请假", "E1 请病假", True), ("请假", "请两天事假", True), ("请假", "请客吃饭放假", False),
 ])
 def test_a_chinese_verb_and_its_object_said_apart(phrase: str, text: str, said: bool) -> None:
-    """离合词: 请三天病假 says 请假; a one-character verb with 一下/个 before its object (办一下入职)
-    says 办入职. Only a verb splits so, and only by how much."""
-    pattern = separable_pattern(phrase)
+    """离合词: 请三天病假 says 请假, and so does 请病假 where 病假 is one of the knowledge's values; a
+    one-character verb with 一下/个 before its object (办一下入职) says 办入职. Only a verb splits so,
+    and only by how much or which kind."""
+    pattern = separable_pattern(phrase, ["病假", "年假", "事假"])
     assert (pattern is not None and pattern.search(text) is not None) == said
 
 
@@ -535,3 +537,12 @@ def test_a_parameter_without_a_shape_takes_the_shape_of_the_one_its_name_ends_wi
     assert validate("BR-205", returns) == "BR-205" and validate("VH-30012", returns) is MISSING
     p = plan(planner, "transfer VH-30012 to branch BR-205")
     assert writes(planner, p) == [] and "VH-30012" not in str(p.steps), (p.status, p.steps)
+
+
+@pytest.mark.parametrize("text", ["E10023 请病假,下周一到下周三", "E10023 请病假,2026-11-30 至 2026-12-02"])
+def test_a_date_range_is_a_start_and_a_number_of_days(desk: RulePlanner, text: str) -> None:
+    """A tool that takes a start date and days (no end date): the range said gives both, the end
+    day counted — and the end date is not left over as something the request says and nobody takes."""
+    p = plan(desk, text)
+    assert p.status == "planned" and p.steps[0].tool_name == "submit_leave", (p.status, p.question)
+    assert {k: p.steps[0].arguments[k] for k in ("start_date", "days")} == {"start_date": "2026-11-30", "days": 3}
