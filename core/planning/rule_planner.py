@@ -628,7 +628,9 @@ class RulePlanner:
                          prior_target: str | None = None) -> tuple[set[StepId], StepId | None]:
         hits = self.voc.state_hits(text, rule.rule_name)
         if not hits:
-            loose = self.voc.loose_state_hits(self.voc.lexicon.stems(text), rule.rule_name)
+            # a word of the rule's own trigger phrase names the recipe, not a state ("trial to paid")
+            named = [(h.start, h.end) for h in self.voc.trigger_hits(text) if h.payload == rule.rule_name]
+            loose = self.voc.loose_state_hits(self.voc.lexicon.stems(_mask(text, named)), rule.rule_name)
             if loose:
                 depth = depths(deps)
                 target = max(loose, key=lambda sid: depth[sid])

@@ -546,3 +546,48 @@ def test_a_date_range_is_a_start_and_a_number_of_days(desk: RulePlanner, text: s
     p = plan(desk, text)
     assert p.status == "planned" and p.steps[0].tool_name == "submit_leave", (p.status, p.question)
     assert {k: p.steps[0].arguments[k] for k in ("start_date", "days")} == {"start_date": "2026-11-30", "days": 3}
+
+
+def test_a_word_of_the_recipes_own_trigger_does_not_name_a_state(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """"trial to paid" is the recipe's trigger; its "trial" is not the state "trialing" (which would
+    stop the recipe before the conversion). "leave it trialing" still is."""
+    pack = write_pack(tmp_path / "subs", {
+        "pack.yaml": "name: subs\nenvironments: {default: lab, lab: {}}\n",
+        "tools/t.yaml": """
+            - tool_name: start_trial
+              description: Start a trial for an org
+              parameters: [{name: org_id, type: string, required: true, patterns: ['\\b(org_[a-z0-9]+)\\b']}]
+              call: {http: {method: POST, path: /trials}}
+            - tool_name: change_plan
+              description: Move an org to a paid plan
+              parameters:
+                - {name: org_id, type: string, required: true, patterns: ['\\b(org_[a-z0-9]+)\\b']}
+                - {name: plan, type: string, required: true, enum: [pro, business]}
+              call: {http: {method: POST, path: /plans}}
+        """,
+        "rules/r.yaml": """
+            rule_name: trial_conversion
+            description: Start a trial, then convert it to a paid plan
+            trigger_phrases: [trial to paid, convert trial]
+            dag_definition:
+              - step_id: 1
+                tool_name: start_trial
+                parameter_mapping: {org_id: {source: initial_query, value: org_id}}
+                reaches_state: {name: trialing}
+              - step_id: 2
+                tool_name: change_plan
+                dependencies: [1]
+                parameter_mapping:
+                  org_id: {source: initial_query, value: org_id}
+                  plan: {source: initial_query, value: plan}
+                reaches_state: {name: converted}
+        """,
+    })
+    planner = RulePlanner(load_knowledge([pack]), today=lambda: date(2026, 11, 26))
+    p = plan(planner, "trial to paid for org_91zz on business")
+    assert (p.status, p.rule, [s.tool_name for s in p.running()]) == (
+        "planned", "trial_conversion", ["start_trial", "change_plan"])
+    asks = plan(planner, "trial to paid for org_91zz")
+    assert (asks.status, asks.missing) == ("needs_input", ["plan"])
+    stays = plan(planner, "convert trial for org_91zz but leave it trialing")
+    assert [s.tool_name for s in stays.running()] == ["start_trial"]
