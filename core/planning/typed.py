@@ -114,6 +114,11 @@ def kin_shapes(tools: Iterable[ToolSpec]) -> None:
                 param._shapes = by_name[kin]  # noqa: SLF001
 
 
+def pattern_shapes(param: ParamSpec) -> list[regex.Pattern[str]]:
+    """What the parameter's patterns capture, each as a pattern of its own (none when unreadable)."""
+    return _shapes(param)
+
+
 def _shapes(param: ParamSpec) -> list[regex.Pattern[str]]:
     """Each pattern's captured part as a pattern of its own; none when one cannot be read off
     (then the patterns do not constrain the value at all)."""

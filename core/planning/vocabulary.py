@@ -28,6 +28,7 @@ from core.planning.text import (
     shingles,
     similarity,
 )
+from core.planning.typed import pattern_shapes
 
 Phrases = list[tuple[re.Pattern[str], str, Any]]
 _CJK = r"[\u3400-\u9fff]"
@@ -49,6 +50,7 @@ class Shape:
     signatures: set[str] = field(default_factory=set)  # "O100000001" -> "A9": letters, digits, separators
     lefts: set[str] = field(default_factory=set)
     digits: bool | None = None  # whether the example values hold digits (ids do; names do not)
+    digit_lengths: set[int] = field(default_factory=set)  # lengths of the example values that are bare digits
 
     def learn(self, example: Example, name: str) -> None:
         raw = example.extracted_params.get(name)
@@ -58,6 +60,8 @@ class Shape:
         has_digit = any(c.isdigit() for c in value)
         self.digits = has_digit if self.digits is None else (self.digits or has_digit)
         self.signatures.add(signature(value))
+        if value.isdigit():
+            self.digit_lengths.add(len(value))
         spans = find_spans(query, _EXAMPLE_DAY)
         pos = query.find(value)
         for span in spans:
@@ -262,6 +266,7 @@ class Vocabulary:
     enums: dict[tuple[str, str], Phrases] = field(default_factory=dict)  # (tool, param) -> value
     contexts: dict[tuple[str, str], list[re.Pattern[str]]] = field(default_factory=dict)  # (tool|rule, name)
     shapes: dict[tuple[str, str], Shape] = field(default_factory=dict)  # (tool|rule, name)
+    _digit_ids: dict[str, bool] = field(default_factory=dict)  # digit run -> whether it can be an id here
     patterns: dict[tuple[str, str], list[Any]] = field(default_factory=dict)  # pack regexes (regex module)
     enum_lefts: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # words seen before an enum value
     lexicon: Lexicon = field(default_factory=lambda: Lexicon({}))
@@ -416,4 +421,17 @@ class Vocabulary:
         return bool(words) and all(w in self.lexicon.known for w in words)
 
     def spans(self, text: str, today: date) -> list[Span]:
-        return find_spans(text, today)
+        """The typed values of the text. A bare digit run (15000) is read as an id as well as a number
+        only where the knowledge has such ids: a string parameter's examples are bare digits of its
+        length (商品123456), or one of its patterns captures the run."""
+        return [s for s in find_spans(text, today) if not (s.kind == "id" and s.text.isdigit() and
+                                                          not self._digit_id(s.text))]
+
+    def _digit_id(self, run: str) -> bool:
+        if run not in self._digit_ids:
+            params = [(tool.tool_name, p) for tool in self.knowledge.tools.values() for p in tool.parameters
+                      if p.type == "string"]
+            self._digit_ids[run] = any(
+                (shape := self.shapes.get((name, p.name))) is not None and len(run) in shape.digit_lengths
+                or any(pattern.fullmatch(run) for pattern in pattern_shapes(p)) for name, p in params)
+        return self._digit_ids[run]

@@ -14,6 +14,8 @@ import pytest
 from core.knowledge import load_knowledge
 from core.models import Plan, Request
 from core.planning import RulePlanner
+from core.planning.lexicon import intent
+from core.planning.names import person_names
 from core.planning.text import separable_pattern
 from core.planning.typed import MISSING, captured_part, explain, validate
 from tests.conftest import write_pack
@@ -591,3 +593,40 @@ def test_a_word_of_the_recipes_own_trigger_does_not_name_a_state(tmp_path) -> No
     assert (asks.status, asks.missing) == ("needs_input", ["plan"])
     stays = plan(planner, "convert trial for org_91zz but leave it trialing")
     assert [s.tool_name for s in stays.running()] == ["start_trial"]
+
+
+def test_a_bare_number_is_an_id_only_where_the_knowledge_has_such_ids(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """"涨薪到18000": no parameter here takes bare-digit ids, so 18000 is the new salary (not an id
+    said and left unused). Where a pack's ids are bare digits (商品123456) the run is both."""
+    pack = write_pack(tmp_path / "pay", {
+        "pack.yaml": "name: pay\nenvironments: {default: lab, lab: {}}\n",
+        "tools/t.yaml": f"""
+            - tool_name: raise_salary
+              description: 提交调薪申请
+              parameters:
+                - {STAFF_ID}
+                - {{name: new_base, type: integer, required: true, description: 调整后月薪}}
+              examples: [{{user_query: E10023 月薪调到25000, extracted_params: {{employee_id: E10023, new_base: 25000}}}}]
+              call: {{http: {{method: POST, path: /raises}}}}
+            - tool_name: get_item
+              description: 查商品
+              parameters: [{{name: item_id, type: string, required: true}}]
+              examples: [{{user_query: 查一下商品123456, extracted_params: {{item_id: "123456"}}}}]
+              side_effects: false
+              call: {{http: {{method: GET, path: /items}}}}
+        """,
+    })
+    planner = RulePlanner(load_knowledge([pack]), today=lambda: date(2026, 11, 26))
+    p = plan(planner, "E10023 涨薪到18000,走流程")
+    assert (p.status, p.tool, p.steps[0].arguments) == (
+        "planned", "raise_salary", {"employee_id": "E10023", "new_base": 18000}), (p.status, p.question)
+    assert [s.kind for s in planner.voc.spans("商品654321", date(2026, 11, 26))] == ["number", "id"]
+    assert [s.kind for s in planner.voc.spans("涨到18000", date(2026, 11, 26))] == ["number"]
+
+
+def test_a_verb_after_a_name_is_not_part_of_it_and_adding_is_a_change() -> None:
+    """给刘洋弄一条婚假: the name is 刘洋 (弄 is "make"); "余额…补4个小时" adds to a balance — a
+    change, not a question about the balance."""
+    assert [n for n, _, _ in person_names("给刘洋弄一条婚假", lambda w: False)] == ["刘洋"]
+    assert intent("E100235 调休余额手工补4个小时进去") >= 0
+    assert intent("E100235 调休余额还剩多少") < 0
