@@ -337,6 +337,13 @@ def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decisi
         return Decision("plan", best)  # it asks which existing thing is meant: nothing is written
     if best.cov < COV_MIN and not best.strong:
         return Decision("no_match", None, reason=f"the request is mostly unexplained (coverage {best.cov:.2f})")
+    if not best.writes and best.intent < 0 and not best.strong:
+        # the request asks for a change ("个税申报提交了", "余额清零") and only a read is near: showing
+        # something is not doing it — offer the plausible changes, or say nothing here does it
+        changes = [c for c in ranked if c.writes and c.score >= ASK_MIN and c.intent >= 0]
+        if changes:
+            return Decision("ask", changes[0], changes[:3], reason="the request asks for a change; this would only read")
+        return Decision("no_match", None, reason="the request asks for a change nothing here makes")
     rivals = [c for c in ranked if c is not best and not related(best, c, steps_of) and c.score >= ASK_MIN]
     # a rival the request's words oppose (a read, when they ask for a change) is no rival
     close = [c for c in rivals if best.score - c.score < CLOSE and not outvalued(best, c)

@@ -92,8 +92,11 @@ def person_names(text: str, is_own_word: Callable[[str], bool],
                 break  # 周一 is Monday, not Mr Zhou; 查一下 is "have a look", not Mr Zha
             if is_common_word(name) and not _NAMING_CUE.search(text[max(0, i - 6):i]):
                 # 这个季度 is a quarter, 全员 everyone: words of the language, unless said as a name —
-                # or the start of a longer name (王国 of 王国庆): no name starts inside the word
+                # or the start of a longer name (王国 of 王国庆, not 申报 of 申报提交): no name starts
+                # inside the word
                 taken_until = max(taken_until, end)
+                if end < len(text) and text[end] in _AFTER:
+                    break
                 continue
             if breaks(end):
                 yield name, i, end

@@ -630,3 +630,12 @@ def test_a_verb_after_a_name_is_not_part_of_it_and_adding_is_a_change() -> None:
     assert [n for n, _, _ in person_names("给刘洋弄一条婚假", lambda w: False)] == ["刘洋"]
     assert intent("E100235 调休余额手工补4个小时进去") >= 0
     assert intent("E100235 调休余额还剩多少") < 0
+
+
+@pytest.mark.parametrize("text", ["把周杰的工号改成E20001", "周杰的工号帮我更新一下", "把周杰的工号清零"])
+def test_a_request_for_a_change_is_not_answered_by_a_read(desk: RulePlanner, text: str) -> None:
+    """Nothing here changes a staff id: looking the id up is not doing what was asked. The planner
+    says so (or offers the changes it can make), and never writes."""
+    p = plan(desk, text)
+    assert p.status != "planned", (p.status, p.tool)
+    assert plan(desk, "查一下周杰的工号").tool == "find_staff"
