@@ -240,7 +240,10 @@ class RulePlanner:
             out.append(c)
         unable = self._unknown_verbs(actions, plain_text, lambda word: any(knows(c.key, word) for c in out))
         for c in out:
-            c.unable = unable
+            # (one that takes an enum word the request says of what the verb is about does know the
+            # thing: "约一下今年的体检,要高级套餐" where 体检 and 高级套餐 are its values)
+            enums = [f for f in (c.assignment.values.values() if c.assignment else []) if f.how == "enum"]
+            c.unable = unable if len(enums) < 2 else []
         self._context_values(out, spans, ignored, masked)  # (values masked: a part's words, not its ids)
         self._unreached(out, stated)
         self._excess(out)

@@ -639,3 +639,25 @@ def test_a_request_for_a_change_is_not_answered_by_a_read(desk: RulePlanner, tex
     p = plan(desk, text)
     assert p.status != "planned", (p.status, p.tool)
     assert plan(desk, "查一下周杰的工号").tool == "find_staff"
+
+
+def test_a_verb_nothing_knows_is_still_asked_of_the_tool_whose_values_name_the_thing(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """约 is no word of this pack, but "今年的体检, 高级套餐" are two values of the benefit tool: it is
+    the booking asked for (and 陈静, before 约, is the name)."""
+    pack = write_pack(tmp_path / "perks", {
+        "pack.yaml": "name: perks\nenvironments: {default: lab, lab: {}}\n",
+        "tools/t.yaml": """
+            tool_name: apply_benefit
+            description: 提交福利申请
+            parameters:
+              - {name: name, type: string, required: true, description: 员工姓名}
+              - {name: benefit_type, type: string, required: true, enum: [health_check, meal], synonyms: {health_check: [体检], meal: [餐补]}}
+              - {name: package, type: string, enum: [basic, premium], synonyms: {basic: [基础套餐], premium: [高级套餐]}}
+            examples: [{user_query: 给张伟申请餐补, extracted_params: {name: 张伟, benefit_type: meal}}]
+            call: {http: {method: POST, path: /benefits}}
+        """,
+    })
+    planner = RulePlanner(load_knowledge([pack]), today=lambda: date(2026, 11, 26))
+    p = plan(planner, "帮陈静约一下今年的体检,要高级套餐")
+    assert (p.status, p.tool, p.steps[0].arguments) == (
+        "planned", "apply_benefit", {"name": "陈静", "benefit_type": "health_check", "package": "premium"}), p
