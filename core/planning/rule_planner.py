@@ -268,7 +268,8 @@ class RulePlanner:
         """What each candidate would leave unused. A value no candidate takes is context, not a value
         left unused, when it is a quantity in a part of the request that says nothing of what the
         candidate does ("we had ~2h of downtime, please comp …"; but "cancel 3 seats of …" is about
-        the cancelling), or detail in a parenthesis unlike the values the candidate takes ("(500s on
+        the cancelling), a number or date said as the reason ("refund $40 bc of the outage tuesday"),
+        or detail in a parenthesis unlike the values the candidate takes ("(500s on
         /v1/search)"; but "pay INV-1 (and INV-2)" names a second invoice)."""
         asides = [(m.start(), m.end()) for m in _ASIDE.finditer(text)]
         untaken = {s for s in spans if all(s in ignored[c.key] for c in candidates)}
@@ -278,6 +279,9 @@ class RulePlanner:
             taken = {signature(str(f.value)) for f in (c.assignment.values.values() if c.assignment else [])}
 
             def context(s: Span, c: Candidate = c, taken: set[str] = taken) -> bool:
+                start = next((a for a, b in clauses if a <= s.start < b), s.start)
+                if s.kind in ("number", "date", "time") and _CAUSE.search(text[start:s.start]):
+                    return True  # the why ("… bc of the outage tuesday"), not what to act on
                 if s not in untaken:
                     return False
                 if any(a <= s.start and s.end <= b for a, b in asides):
@@ -722,6 +726,7 @@ def _value_part(span: Span) -> tuple[int, int]:
     return span.start, span.end
 
 
+_CAUSE = re.compile(r"\b(?:bc|b/c|because|cuz|due to)\b|因为|由于", re.I)
 _CLAUSE = re.compile(r"[^,，。;；!！?？\n]+")  # a clause: the text between punctuation
 # Where one part of a request ends and another begins: punctuation, and the words that add a second
 # task ("办完离职顺便补个HC", "… and also give them a key")

@@ -661,3 +661,49 @@ def test_a_verb_nothing_knows_is_still_asked_of_the_tool_whose_values_name_the_t
     p = plan(planner, "帮陈静约一下今年的体检,要高级套餐")
     assert (p.status, p.tool, p.steps[0].arguments) == (
         "planned", "apply_benefit", {"name": "陈静", "benefit_type": "health_check", "package": "premium"}), p
+
+
+BILLING = {
+    "pack.yaml": "name: billing\nenvironments: {default: staging, staging: {}, production: {aliases: [prod]}}\n",
+    "tools/t.yaml": """
+        - tool_name: get_org
+          description: Show an org
+          parameters: [{name: org_id, type: string, required: true, patterns: ['\\b(org_[a-z0-9]+)\\b']}]
+          returns: {type: object, properties: {status: {type: string, enum: [trialing, active, past_due]}}}
+          side_effects: false
+          call: {http: {method: GET, path: /orgs}}
+        - tool_name: change_plan
+          description: Move an org to another plan
+          parameters:
+            - {name: org_id, type: string, required: true, patterns: ['\\b(org_[a-z0-9]+)\\b']}
+            - {name: plan, type: string, required: true, enum: [pro, business]}
+          call: {http: {method: POST, path: /plans}}
+        - tool_name: refund_invoice
+          description: Refund a paid invoice, fully or partially
+          parameters:
+            - {name: invoice_id, type: string, required: true, patterns: ['\\b(inv_[a-z0-9]+)\\b']}
+            - {name: amount, type: number, description: amount to refund}
+            - {name: reason, type: string, enum: [service_outage, duplicate], synonyms: {service_outage: [outage]}}
+          examples:
+            - {user_query: partial refund of $20 on inv_77aa, extracted_params: {invoice_id: inv_77aa, amount: 20}}
+          call: {http: {method: POST, path: /refunds}}
+    """,
+}
+
+
+def test_a_read_answers_questions_about_what_it_returns(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """"is org_x past due?" names none of the read's own words but one of the values it returns."""
+    planner = RulePlanner(load_knowledge([write_pack(tmp_path / "billing", BILLING)]), today=lambda: date(2026, 11, 26))
+    p = plan(planner, "on prod, is org_acme42 past due or active?")
+    assert (p.status, p.tool, p.environment) == ("planned", "get_org", "production"), (p.status, p.question)
+
+
+def test_a_date_said_as_the_reason_is_not_a_value_left_unused(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """"bc of the outage tuesday" says why: the refund is planned, not held back for "tuesday". A
+    date in the request proper still is ("cancel my 3pm …" asks)."""
+    planner = RulePlanner(load_knowledge([write_pack(tmp_path / "billing", BILLING)]), today=lambda: date(2026, 11, 26))
+    p = plan(planner, "partial refund of $40 on inv_8a2f91 bc of the outage tuesday")
+    assert (p.status, p.tool, p.steps[0].arguments) == (
+        "planned", "refund_invoice", {"invoice_id": "inv_8a2f91", "amount": 40, "reason": "service_outage"}), p.notes
+    held = plan(planner, "refund $40 on inv_8a2f91 on tuesday")
+    assert held.status != "planned"
