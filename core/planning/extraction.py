@@ -23,11 +23,11 @@ from typing import Any, Literal
 from core.knowledge import Knowledge
 from core.models import ParamSpec, RuleSpec, ToolSpec
 from core.pack_regex import finditer as pack_finditer
-from core.planning.lexicon import is_stopword, name_words, tokens
+from core.planning.lexicon import is_stopword, name_words, stem, tokens
 from core.planning.names import looks_like_name, person_names, takes_person
 from core.planning.spans import Span
 from core.planning.typed import MISSING, explain, is_typed, validate
-from core.planning.vocabulary import Vocabulary, signature, without_examples
+from core.planning.vocabulary import Vocabulary, candidate_key, signature, without_examples
 
 SlotKind = Literal["input", "carried", "defaults", "unmapped"]
 
@@ -159,7 +159,7 @@ class Extractor:
         refused = {n: r for n, r in refused.items() if n not in taken and not any(
             s < refused_where[n][1] and refused_where[n][0] < e for s, e in claimed)}
         self._date_range(text, spans, slots, taken)
-        self._sole_number(spans, slots, taken, refused)
+        self._sole_number(text, spans, slots, taken, refused)
         return Assignment(taken, {n: r for n, r in refused.items() if n not in taken},
                           [refused_where[n] for n in refused if n not in taken])
 
@@ -191,10 +191,11 @@ class Extractor:
             taken[slot.name] = Found(value, last.start, last.end, "range", LOOSE)
             return
 
-    @staticmethod
-    def _sole_number(spans: list[Span], slots: list[Slot], taken: dict[str, Found], refused: dict[str, str]) -> None:
+    def _sole_number(self, text: str, spans: list[Span], slots: list[Slot], taken: dict[str, Found],
+                     refused: dict[str, str]) -> None:
         """One plain number left in the request and one required number still to fill: it is that
-        number ("给欧阳晨加薪到两万" for the new salary). Not a number that is also an id (123456)."""
+        number ("给欧阳晨加薪到两万" for the new salary). Not a number that is also an id (123456), nor
+        one a word the tool does not know names ("ticket 123456": the number of something else)."""
         ids = [s for s in spans if s.kind == "id"]
         numbers = [s for s in spans if s.kind == "number" and s.unit is None and not any(s.overlaps(i) for i in ids)
                    and not any(f.start < s.end and s.start < f.end for f in taken.values())]
@@ -202,6 +203,10 @@ class Extractor:
                       and sl.name not in refused and sl.params and all(p.type in ("number", "integer")
                                                                       and p.enum is None for _, p in sl.params)]
         if len(numbers) != 1 or len(open_slots) != 1:
+            return
+        left = _left_word(text, numbers[0].start)
+        if left and left.isascii() and left not in _NUMBER_LEADS and not any(
+                self.voc.lexicon.knows(candidate_key("tool", tool.tool_name), stem(left)) for tool, _ in open_slots[0].params):
             return
         value: Any = numbers[0].value
         for _, param in open_slots[0].params:
@@ -495,6 +500,7 @@ def _word_at(text: str, word: str) -> int:
 
 _RANGE_GAP = re.compile(r"\s*(?:到|至|~|～|-|—|–|until|till|to|through|thru)\s*", re.I)
 _DAYS = re.compile(r"(?<![a-z])days?(?![a-z])|天数|几天|请假天|休假天", re.I)
+_NUMBER_LEADS = frozenset("to at of by is be about around up down from than x".split())  # "to 300"
 _BEFORE_VALUE = "在到给填是为从去入转至往和与及"  # "转到市场部", "部门填研发部": a value follows
 
 
