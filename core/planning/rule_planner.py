@@ -20,7 +20,7 @@ from core.errors import UNKNOWN_ENVIRONMENT, InputError
 from core.expressions import condition_holds, reads_steps
 from core.knowledge import Knowledge
 from core.models import Plan, PlanChoice, PlanStep, Request, RetrievalHit, RuleSpec, StepId, StepRef, ToolSpec
-from core.planning.choice import COV_MIN, Candidate, Decision, decide, score
+from core.planning.choice import ASK_MIN, COV_MIN, Candidate, Decision, decide, score
 from core.planning.copies import (
     CountReading,
     counts_copies,
@@ -244,9 +244,9 @@ class RulePlanner:
             # thing: "约一下今年的体检,要高级套餐" where 体检 and 高级套餐 are its values)
             enums = [f for f in (c.assignment.values.values() if c.assignment else []) if f.how == "enum"]
             c.unable = unable if len(enums) < 2 else []
-        self._context_values(out, spans, ignored, masked)  # (values masked: a part's words, not its ids)
         self._unreached(out, stated)
         self._excess(out)
+        self._context_values(out, spans, ignored, masked)  # (values masked: a part's words, not its ids)
         if hits is None and not only:  # no retrieval (no index): rank by the request's own words instead
             for position, c in enumerate(sorted(out, key=lambda c: -(c.cov + c.core + c.lex))):
                 c.rank = 1 / (1 + position)
@@ -272,7 +272,9 @@ class RulePlanner:
         or detail in a parenthesis unlike the values the candidate takes ("(500s on
         /v1/search)"; but "pay INV-1 (and INV-2)" names a second invoice)."""
         asides = [(m.start(), m.end()) for m in _ASIDE.finditer(text)]
-        untaken = {s for s in spans if all(s in ignored[c.key] for c in candidates)}
+        # (taken by no plausible candidate: "3h" as some unrelated recipe's expiry days is still untaken)
+        plausible = [c for c in candidates if score(c) >= ASK_MIN] or candidates
+        untaken = {s for s in spans if all(s in ignored[c.key] for c in plausible)}
         clauses = [(m.start(), m.end()) for m in _CLAUSE.finditer(text)]
         lexicon = self.voc.lexicon
         for c in candidates:

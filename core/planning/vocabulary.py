@@ -439,8 +439,15 @@ class Vocabulary:
         """The typed values of the text. A bare digit run (15000) is read as an id as well as a number
         only where the knowledge has such ids: a string parameter's examples are bare digits of its
         length (商品123456), or one of its patterns captures the run."""
-        return [s for s in find_spans(text, today) if not (s.kind == "id" and s.text.isdigit() and
-                                                          not self._digit_id(s.text))]
+        return [s for s in find_spans(text, today) if not (s.kind == "id" and (
+            (s.text.isdigit() and not self._digit_id(s.text)) or self._word_like(s.text)))]
+
+    def _word_like(self, token: str) -> bool:
+        """An "id" that is a word of the pack's own wording (soc2, 2FA, k8s): letters with a digit or
+        two, written as a word in its descriptions or triggers — vocabulary, not a value."""
+        digits = sum(c.isdigit() for c in token)
+        return 0 < digits <= 2 and sum(c.isalpha() for c in token) >= 2 and bool(
+            re.search(rf"(?<![a-z0-9_-]){re.escape(token.lower())}(?![a-z0-9_-])", self.own_text))
 
     def _digit_id(self, run: str) -> bool:
         if run not in self._digit_ids:

@@ -707,3 +707,68 @@ def test_a_date_said_as_the_reason_is_not_a_value_left_unused(tmp_path) -> None:
         "planned", "refund_invoice", {"invoice_id": "inv_8a2f91", "amount": 40, "reason": "service_outage"}), p.notes
     held = plan(planner, "refund $40 on inv_8a2f91 on tuesday")
     assert held.status != "planned"
+
+
+def test_a_word_of_the_pack_with_a_digit_in_it_is_not_an_id(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """"soc2" is how the pack itself names the evidence: a request saying it has not stated an id the
+    export would leave unused. An id of the same make the pack never writes (soc9) still is one."""
+    pack = write_pack(tmp_path / "audit", {
+        "pack.yaml": "name: audit\nenvironments: {default: lab, lab: {}}\n",
+        "tools/t.yaml": """
+            tool_name: export_audit_log
+            description: Export an org's audit log as evidence for a compliance review (soc2, iso 27001)
+            parameters: [{name: org_id, type: string, required: true, patterns: ['\\b(org_[a-z0-9]+)\\b']}]
+            examples: [{user_query: export the audit log of org_12ab, extracted_params: {org_id: org_12ab}}]
+            call: {http: {method: POST, path: /exports}}
+        """,
+    })
+    planner = RulePlanner(load_knowledge([pack]), today=lambda: date(2026, 11, 26))
+    kinds = {s.text: s.kind for s in planner.voc.spans("org_q7 needs soc2 evidence, soc9 too", date(2026, 11, 26))}
+    assert kinds == {"org_q7": "id", "soc9": "id"}
+    p = plan(planner, "export the audit log of org_q7mx, customer needs soc2 evidence")
+    assert (p.status, p.tool) == ("planned", "export_audit_log"), (p.status, p.notes)
+
+
+def test_a_quantity_only_an_unrelated_weak_candidate_could_take_is_still_context(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """"they were down 3h" says why: an unrelated key tool could read 3 as its expiry days, but it is
+    no plausible answer, so the credit recipe asks for its amount instead of asking "which one"."""
+    pack = write_pack(tmp_path / "credits", {
+        "pack.yaml": "name: credits\nenvironments: {default: lab, lab: {}}\n",
+        "tools/t.yaml": """
+            - tool_name: find_org_by_email
+              description: Find an org by its owner's email
+              parameters: [{name: email, type: string, format: email, required: true}]
+              returns: {type: object, properties: {org_id: {type: string}}}
+              side_effects: false
+              call: {http: {method: GET, path: /orgs}}
+            - tool_name: add_credit
+              description: Add account credit to an org
+              parameters:
+                - {name: org_id, type: string, required: true, patterns: ['\\b(org_[a-z0-9]+)\\b']}
+                - {name: amount, type: number, required: true, description: credit amount in USD}
+              call: {http: {method: POST, path: /credits}}
+            - tool_name: create_api_key
+              description: Create an api key for an owner
+              parameters:
+                - {name: owner_email, type: string, format: email, required: true}
+                - {name: expires_in_days, type: integer, description: days until the key expires}
+              examples: [{user_query: api key for bo@x.io valid 30 days, extracted_params: {owner_email: bo@x.io, expires_in_days: 30}}]
+              call: {http: {method: POST, path: /keys}}
+        """,
+        "rules/r.yaml": """
+            rule_name: goodwill_credit
+            description: Goodwill credit for an unhappy customer found by owner email
+            trigger_phrases: [goodwill credit]
+            dag_definition:
+              - {step_id: 1, tool_name: find_org_by_email, parameter_mapping: {email: {source: initial_query, value: email}}}
+              - step_id: 2
+                tool_name: add_credit
+                dependencies: [1]
+                parameter_mapping:
+                  org_id: {source: step_output, step_id: 1, value: org_id}
+                  amount: {source: initial_query, value: amount}
+        """,
+    })
+    planner = RulePlanner(load_knowledge([pack]), today=lambda: date(2026, 11, 26))
+    p = plan(planner, "goodwill credit for alice@acme.io, they were down 3h")
+    assert (p.status, p.rule, p.missing) == ("needs_input", "goodwill_credit", ["amount"]), (p.status, p.notes)
