@@ -211,22 +211,7 @@ def tool_words(tool: ToolSpec, *, with_examples: bool = True, base: str = "") ->
         words += [_masked(e, enum_words(tool), base) for e in tool.examples]
     for p in tool.parameters:
         words += _param_words(p)
-    if not tool.side_effects:
-        words += _returned_words(tool.returns)  # a read answers questions about what it returns
     return words
-
-
-def _returned_words(schema: Any, depth: int = 0) -> list[str]:
-    """The fields a read returns, their descriptions and fixed values ("past_due"): "is it past
-    due?" asks for them."""
-    if not isinstance(schema, dict) or depth > 3:
-        return []
-    words = [str(v).replace("_", " ") for v in schema.get("enum", []) if isinstance(v, str)]
-    if isinstance(schema.get("description"), str):
-        words.append(schema["description"])
-    for name, sub in (schema.get("properties") or {}).items():
-        words += [name_words(str(name)), *_returned_words(sub, depth + 1)]
-    return words + _returned_words(schema.get("items"), depth + 1)
 
 
 def tool_core_words(tool: ToolSpec, base: str = "") -> list[str]:

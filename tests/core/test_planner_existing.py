@@ -691,13 +691,6 @@ BILLING = {
 }
 
 
-def test_a_read_answers_questions_about_what_it_returns(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    """"is org_x past due?" names none of the read's own words but one of the values it returns."""
-    planner = RulePlanner(load_knowledge([write_pack(tmp_path / "billing", BILLING)]), today=lambda: date(2026, 11, 26))
-    p = plan(planner, "on prod, is org_acme42 past due or active?")
-    assert (p.status, p.tool, p.environment) == ("planned", "get_org", "production"), (p.status, p.question)
-
-
 def test_a_date_said_as_the_reason_is_not_a_value_left_unused(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """"bc of the outage tuesday" says why: the refund is planned, not held back for "tuesday". A
     date in the request proper still is ("cancel my 3pm …" asks)."""
