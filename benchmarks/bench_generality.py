@@ -2,9 +2,9 @@
 
     python benchmarks/bench_generality.py [PACK_DIR ...] [--failures] [--json OUT]
 
-Default packs: the two blind packs in benchmarks/generality/ (written from docs/knowledge-format.md
-alone by sessions that never saw the planner), plus the bundled shop (its dev and held-out sets)
-and hr. Extra PACK_DIRs (e.g. held-out packs kept outside the repository) are scored the same way:
+Default packs: every blind pack in benchmarks/generality/ (written from docs/knowledge-format.md
+alone by sessions that never saw the planner; their scores before any change made with them in view
+are in first-scores.json), plus the bundled shop (its dev and held-out sets) and hr. Extra PACK_DIRs (e.g. held-out packs kept outside the repository) are scored the same way:
 every `eval/*.yaml` of a pack is its cases.
 
 Per pack: plan exact, status, rule and argument accuracy, and `unsafe`: plans with a side-effect
@@ -33,7 +33,7 @@ from core.models import Plan, Request  # noqa: E402
 from core.settings import BUNDLED_KNOWLEDGE, Settings  # noqa: E402
 
 BLIND = ROOT / "benchmarks" / "generality"
-DEFAULT_PACKS = [BLIND / "freight", BLIND / "clinic", BUNDLED_KNOWLEDGE / "shop", BUNDLED_KNOWLEDGE / "hr"]
+DEFAULT_PACKS = [*sorted(p for p in BLIND.iterdir() if p.is_dir()), BUNDLED_KNOWLEDGE / "shop", BUNDLED_KNOWLEDGE / "hr"]
 
 
 def score_pack(pack: Path, work: Path, show_failures: bool) -> list[dict[str, Any]]:
