@@ -31,6 +31,7 @@ when nothing explains the request, it is `no_match`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -321,6 +322,21 @@ def unexplaining(best: Candidate, rival: Candidate) -> bool:
     return best.cov >= 0.99 and rival.cov < best.cov - UNEXPLAINED and not rival.strong
 
 
+_THING = re.compile(r"(?=[^@\s]*\d)[A-Za-z0-9][\w./#-]*|[^@\s]+@[^@\s]+\.[^@\s]+")  # an id or an email
+
+
+def _about_something_else(best: Candidate, ranked: list[Candidate]) -> bool:
+    """The request names the thing to act on (an id, an email) and no plausible candidate takes it,
+    while the best takes no such thing of its own: "cancel invoice INV-7" where nothing here knows
+    invoices is about something this knowledge does not hold, not a question of which write."""
+    things = [v for v in best.ignores if _THING.fullmatch(v)]
+    if not things or best.assignment is None:
+        return False
+    if any(isinstance(f.value, str) and _THING.fullmatch(f.value) for f in best.assignment.values.values()):
+        return False
+    return all(all(v in c.ignores for v in things) for c in ranked if c.score >= ASK_MIN)
+
+
 def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decision:
     """Plan the best, ask between close or weak ones, or say nothing fits."""
     for c in candidates:
@@ -359,6 +375,8 @@ def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decisi
         if best.writes and best.asks and best.intent < 0 and not best.strong:  # "INV-7 paid yet?" is not "pay INV-7"
             return Decision("ask", best, [best, *rivals[:2]], reason="the request asks a question; this would change data")
         if best.writes and best.ignores:
+            if _about_something_else(best, ranked):
+                return Decision("no_match", None, reason=f"nothing here takes {', '.join(best.ignores)}")
             return Decision("ask", best, [best, *rivals[:2]],
                             reason=f"a write would leave what the request says unused: {', '.join(best.ignores)}")
         return Decision("plan", best)

@@ -27,7 +27,7 @@ from core.planning.lexicon import is_stopword, name_words, stem, tokens
 from core.planning.names import looks_like_name, person_names, takes_person
 from core.planning.spans import Span
 from core.planning.typed import MISSING, explain, is_typed, validate
-from core.planning.vocabulary import Vocabulary, candidate_key, signature, without_examples
+from core.planning.vocabulary import Vocabulary, candidate_key, id_prefix, signature, without_examples
 
 SlotKind = Literal["input", "carried", "defaults", "unmapped"]
 
@@ -458,8 +458,14 @@ def _id(span: Span, param: ParamSpec, extra: dict[str, Any], learned: bool, shap
         return 0.0
     if "pattern" in extra:
         return DECLARED
-    if any(signature(span.text) in s.signatures for s in shapes):
+    taught = [s for s in shapes if s.signatures]
+    if any(signature(span.text) in s.signatures for s in taught):
+        prefix = id_prefix(span.text)
+        if prefix is not None and any(s.prefixes for s in taught) and not any(prefix in s.prefixes for s in taught):
+            return 0.0  # shaped like them, but another kind of id (VH-30012 where the examples say BR-101)
         return SHAPED - 0.3  # shaped like the examples' ids, though nothing declares the shape
+    if taught and id_prefix(span.text) is not None and any(s.prefixes for s in taught):
+        return 0.0  # the examples' ids look otherwise (MB-1001): INV-2024-0031 is not one of them
     return LOOSE if re.search(r"(^|[_ ])(id|no|number|code|key|ref)$|编号|号$|id", param.name.lower()) else 0.0
 
 

@@ -51,6 +51,7 @@ class Shape:
     lefts: set[str] = field(default_factory=set)
     digits: bool | None = None  # whether the example values hold digits (ids do; names do not)
     digit_lengths: set[int] = field(default_factory=set)  # lengths of the example values that are bare digits
+    prefixes: set[str] = field(default_factory=set)  # the letters ids start with ("MB" of MB-1001), upper-cased
 
     def learn(self, example: Example, name: str) -> None:
         raw = example.extracted_params.get(name)
@@ -62,6 +63,8 @@ class Shape:
         self.signatures.add(signature(value))
         if value.isdigit():
             self.digit_lengths.add(len(value))
+        if (lead := id_prefix(value)) is not None:
+            self.prefixes.add(lead)
         spans = find_spans(query, _EXAMPLE_DAY)
         pos = query.find(value)
         for span in spans:
@@ -73,6 +76,13 @@ class Shape:
             m = _LEFT_WORD.search(query[:pos])
             if m:
                 self.lefts.add(m.group(1).lower())
+
+
+def id_prefix(value: str) -> str | None:
+    """The letters an id starts with ("MB" of MB-1001, "INV" of INV-2024-7), upper-cased; None for
+    a value that is not such an id."""
+    m = re.match(r"([A-Za-z]+)[-_]?\d", value)
+    return m.group(1).upper() if m and any(c.isdigit() for c in value) else None
 
 
 def signature(value: str) -> str:

@@ -765,3 +765,16 @@ def test_a_quantity_only_an_unrelated_weak_candidate_could_take_is_still_context
     planner = RulePlanner(load_knowledge([pack]), today=lambda: date(2026, 11, 26))
     p = plan(planner, "goodwill credit for alice@acme.io, they were down 3h")
     assert (p.status, p.rule, p.missing) == ("needs_input", "goodwill_credit", ["amount"]), (p.status, p.notes)
+
+
+def test_a_write_about_a_thing_nothing_here_takes_is_no_match(fleet: RulePlanner) -> None:
+    """The fleet's member ids look like MB-1001: INV-2024-0031 is another kind of id, never a member
+    to book a trip for, and with nothing here taking it the request is about something this pack
+    does not hold (no_match), not a question of which write. A second thing beside one the write
+    takes ("end trip TR-5521 and INV-…") is still asked about."""
+    for text in ["start invoice INV-2024-0031", "mark INV-2024-0031 as a no-show", "cancel invoice INV-2024-0031"]:
+        p = plan(fleet, text)
+        assert p.status == "no_match" and writes(fleet, p) == [], (text, p.status, p.rule, p.notes)
+    assert plan(fleet, "make a finished trip for MB-2002").rule == "trip_lifecycle"
+    both = plan(fleet, "end trip TR-5521 and INV-2024-0031")
+    assert both.status == "needs_input" and writes(fleet, both) == [], (both.status, both.notes)
