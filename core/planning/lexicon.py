@@ -11,6 +11,8 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
+from functools import cache
+from pathlib import Path
 
 from core.planning.idioms import idiom_hits
 
@@ -130,6 +132,14 @@ def modifiers(text: str, known: Callable[[str], bool], said: Callable[[str], boo
                 and not said(head):
             out.append((a.start(), a.end()))
     return out
+
+
+@cache
+def common_words_zh() -> frozenset[str]:
+    """Common two-character Chinese words (data/words_zh.txt, built from jieba's dictionary by
+    data/build_words.py)."""
+    text = (Path(__file__).parent / "data" / "words_zh.txt").read_text(encoding="utf-8")
+    return frozenset(line for line in text.splitlines() if line and not line.startswith("#"))
 
 
 def intent(text: str) -> int:
@@ -286,8 +296,23 @@ class Lexicon:
     def _cjk_tokens(self, part: str) -> list[str]:
         out: list[str] = []
         run = ""
+        words = common_words_zh()
+        skip = 0
+        word_end = 0  # where the last word read left to right ends (订单 of 订单发票: 单发 is no word here)
         for i, ch in enumerate(part):
             pair = part[i:i + 2]
+            if skip:
+                skip -= 1
+                continue
+            if len(pair) == 2 and pair in words and i >= word_end:
+                if pair in self.known:
+                    word_end = i + 2
+                elif not (part[i + 1:i + 3] in self.known and part[i + 1:i + 3] in words):
+                    # a word of the language the knowledge never says (发票): unknown as a whole, not
+                    # the 发 of 发货 and the 票 of 车票
+                    run += pair
+                    skip, word_end = 1, i + 2
+                    continue
             if ch in self.known:
                 if run:
                     out.append(run)

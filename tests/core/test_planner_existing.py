@@ -18,6 +18,7 @@ from core.planning.lexicon import intent
 from core.planning.names import person_names
 from core.planning.text import separable_pattern
 from core.planning.typed import MISSING, captured_part, explain, validate
+from core.settings import BUNDLED_KNOWLEDGE
 from tests.conftest import write_pack
 
 TRIP_ID = "{name: trip_id, type: string, required: true, description: trip id, patterns: ['\\b(TR-\\d{4,})\\b']}"
@@ -778,3 +779,14 @@ def test_a_write_about_a_thing_nothing_here_takes_is_no_match(fleet: RulePlanner
     assert plan(fleet, "make a finished trip for MB-2002").rule == "trip_lifecycle"
     both = plan(fleet, "end trip TR-5521 and INV-2024-0031")
     assert both.status == "needs_input" and writes(fleet, both) == [], (both.status, both.notes)
+
+
+def test_a_word_made_of_characters_the_pack_knows_one_by_one_is_still_unknown() -> None:
+    """The shop knows 发 (发货) and 票 as characters, never the word 发票: "reissue the invoice of order
+    O1" is not paying the order. Words the shop does say keep working."""
+    planner = RulePlanner(load_knowledge([BUNDLED_KNOWLEDGE / "shop"]), today=lambda: date(2026, 11, 26))
+    p = plan(planner, "把订单O100000001的发票重开一下")
+    assert writes(planner, p) == [] and p.status != "planned", (p.status, p.tool)
+    tokens = planner.voc.lexicon.request_tokens("订单发票重开")
+    assert "发" not in tokens and "票" not in tokens and "订单" in tokens
+    assert [s.tool_name for s in plan(planner, "帮我把订单O100000001取消一下").running()] == ["cancel_order"]
