@@ -166,22 +166,32 @@ class Extractor:
     @staticmethod
     def _date_range(text: str, spans: list[Span], slots: list[Slot], taken: dict[str, Found]) -> None:
         """"下周一到周三" / "Monday to Wednesday" for a tool that takes a start date and a number of days
-        (no end date): the days from one to the other, both counted, and the end date said is used."""
+        (no end date): the days from one to the other, both counted, and the end date said is used.
+        Only where the count is plain: a parameter named for days, the start taken by a date
+        parameter of the same tool, no weekend inside (working days or calendar days?), and not a
+        move ("from Monday to Wednesday" may be the new date)."""
+        if _MOVE.search(text):
+            return
         dates = sorted((s for s in spans if s.kind == "date"), key=lambda s: s.start)
         for first, last in zip(dates, dates[1:], strict=False):
             if not _RANGE_GAP.fullmatch(text[first.end:last.start]):
                 continue
-            used = [(f.start, f.end) for f in taken.values()]
-            if (first.start, first.end) not in used or any(s < last.end and last.start < e for s, e in used):
+            start = next((name for name, f in taken.items() if (f.start, f.end) == (first.start, first.end)), None)
+            if start is None or any(f.start < last.end and last.start < f.end for f in taken.values()):
                 return  # the start is not a value here, or the end date is (an end_date parameter)
             try:
-                days = (date.fromisoformat(str(last.value)[:10]) - date.fromisoformat(str(first.value)[:10])).days + 1
+                begin = date.fromisoformat(str(first.value)[:10])
+                days = (date.fromisoformat(str(last.value)[:10]) - begin).days + 1
             except ValueError:
                 return
+            if days < 1 or any((begin.weekday() + k) % 7 >= 5 for k in range(days)):
+                return
+            tools = {t.tool_name for sl in slots if sl.name == start for t, _ in sl.params}
             slot = next((sl for sl in slots if sl.name not in taken and sl.kind in ("input", "unmapped") and sl.params
-                         and all(p.type in ("integer", "number") and p.enum is None
-                                 and _DAYS.search(f"{p.name} {p.description}") for _, p in sl.params)), None)
-            if slot is None or days < 1:
+                         and all(p.type in ("integer", "number") and p.enum is None and _DAYS.search(p.name)
+                                 and not _WORKING.search(p.description or "") and t.tool_name in tools
+                                 for t, p in sl.params)), None)
+            if slot is None:
                 return
             value: Any = days
             for _, param in slot.params:
@@ -205,9 +215,11 @@ class Extractor:
         if len(numbers) != 1 or len(open_slots) != 1:
             return
         left = _left_word(text, numbers[0].start)
-        if left and left.isascii() and left not in _NUMBER_LEADS and not any(
-                self.voc.lexicon.knows(candidate_key("tool", tool.tool_name), stem(left)) for tool, _ in open_slots[0].params):
-            return
+        lead = left if left is None or left.isascii() else left[-1]
+        if re.search(r"[#＃]\s*$", text[:numbers[0].start]) or (lead and lead not in _NUMBER_LEADS and not any(
+                self.voc.lexicon.knows(candidate_key("tool", tool.tool_name), stem(left) if left.isascii() else left)
+                for tool, _ in open_slots[0].params)):
+            return  # "ticket 123456", "工单123456", "#4411": the number of something else
         value: Any = numbers[0].value
         for _, param in open_slots[0].params:
             value = validate(value, param)
@@ -505,8 +517,10 @@ def _word_at(text: str, word: str) -> int:
 
 
 _RANGE_GAP = re.compile(r"\s*(?:到|至|~|～|-|—|–|until|till|to|through|thru)\s*", re.I)
-_DAYS = re.compile(r"(?<![a-z])days?(?![a-z])|天数|几天|请假天|休假天", re.I)
-_NUMBER_LEADS = frozenset("to at of by is be about around up down from than x".split())  # "to 300"
+_DAYS = re.compile(r"^(?:num_|number_of_|total_|leave_)?days?$|^duration(?:_days)?$|天数", re.I)  # the parameter's name
+_WORKING = re.compile(r"working|business day|工作日", re.I)
+_MOVE = re.compile(r"\b(?:move|moving|moved|reschedul\w*|postpone\w*|push(?:ed)? back|shift\w*)\b|改到|改成|推迟|挪到|调到|延期|换到", re.I)
+_NUMBER_LEADS = frozenset("to at of by is be about around up down from than x".split()) | frozenset("到成为至给按是加减涨降扣补:：=")
 _BEFORE_VALUE = "在到给填是为从去入转至往和与及"  # "转到市场部", "部门填研发部": a value follows
 
 

@@ -111,9 +111,8 @@ def definite_things(text: str) -> list[str]:
 # Nouns that make the word before them a modifier: "离职证明" is a certificate, not a resignation;
 # "离职率" a figure; "cancellation policy" a policy. Only where the knowledge never uses the noun (a pack
 # with a certificate tool keeps the compound its own).
-THING_HEADS_ZH = re.compile(r"(?=(证明|证书|报告|报表|率|比例|占比|清单|名单|明细|统计(?![一下])|模板|政策|制度|须知|指南|手册|人数|次数))")
-THING_HEADS_EN = frozenset(stem(w) for w in "certificate certificates policy policies template templates statistics "
-                           "stats".split())
+THING_HEADS_ZH = re.compile(r"(?=(证明|证书|率|政策|制度))")
+THING_HEADS_EN = frozenset(stem(w) for w in "certificate certificates policy policies".split())
 
 
 def modifiers(text: str, known: Callable[[str], bool], said: Callable[[str], bool]) -> list[tuple[int, int]]:
@@ -145,7 +144,9 @@ def common_words_zh() -> frozenset[str]:
 def intent(text: str) -> int:
     """+1 the request wants something done, -1 it asks about something, 0 unclear (both or neither)."""
     words = {stem(w) for w in re.findall(r"[A-Za-z]+", text)}
-    asked = ("?" in text or "？" in text or text.rstrip().endswith("吗")) and not is_polite_request(text)
+    if is_question(text) and not ("?" in text or "？" in text):
+        return -1  # "假单批了没": asked about, whatever verb it names
+    asked = ("?" in text or "？" in text) and not is_polite_request(text)
     reads = bool(words & READ_CUES) or asked or any(c in text for c in READ_CUES_ZH if c != "吗")
     writes = bool(words & WRITE_CUES) or any(c in text for c in WRITE_CUES_ZH)
     return 0 if reads == writes else 1 if writes else -1

@@ -199,8 +199,11 @@ class RulePlanner:
                 c.lex = self.voc.tool_similarity(sh, name)
             c.verbatim = max(0.0, (c.lex - 0.75) / 0.25)
             # What the request wants, read without the words this candidate takes as values ("open" as a status)
-            c.intent = float(intent(self._plain(_mask(text, [(f.start, f.end) for f in assignment.values.values()
-                                                              if f.how == "enum"]))) * (1 if c.writes else -1))
+            said = [(f.start, f.end) for f in assignment.values.values() if f.how == "enum"]
+            c.intent = float(intent(self._plain(_mask(text, said))) * (1 if c.writes else -1))
+            if c.intent < 0 and not c.writes:  # a read's own nouns (补贴明细, "recently updated tickets")
+                said += self._known_words_at(text, key)  # ask for no change
+                c.intent = min(0.0, float(-intent(self._plain(_mask(text, said)))))
             c.destroys = [w for w in destroys if not self.voc.lexicon.knows(key, w)]
             c.asks = asks
             c.rank = rank.get(key, 0.0)
@@ -240,10 +243,7 @@ class RulePlanner:
             out.append(c)
         unable = self._unknown_verbs(actions, plain_text, lambda word: any(knows(c.key, word) for c in out))
         for c in out:
-            # (one that takes an enum word the request says of what the verb is about does know the
-            # thing: "约一下今年的体检,要高级套餐" where 体检 and 高级套餐 are its values)
-            enums = [f for f in (c.assignment.values.values() if c.assignment else []) if f.how == "enum"]
-            c.unable = unable if len(enums) < 2 else []
+            c.unable = unable
         self._unreached(out, stated)
         self._excess(out)
         self._context_values(out, spans, ignored, masked)  # (values masked: a part's words, not its ids)
@@ -251,6 +251,14 @@ class RulePlanner:
             for position, c in enumerate(sorted(out, key=lambda c: -(c.cov + c.core + c.lex))):
                 c.rank = 1 / (1 + position)
         return out
+
+    def _known_words_at(self, text: str, key: str) -> list[tuple[int, int]]:
+        """Where the request says a Chinese word of two characters the candidate knows (补贴 holds the
+        cue 补 but asks for no change). English verbs stay: "update" is a change even where a read's
+        description says "updated"."""
+        lexicon = self.voc.lexicon
+        return [(i, i + 2) for i in range(len(text) - 1) if _CJK_PAIR.fullmatch(text[i:i + 2])
+                and lexicon.knows(key, text[i:i + 2])]
 
     def _unknown_verbs(self, actions: list[tuple[str, int]], text: str, known: Callable[[str], bool]) -> list[str]:
         """The verbs a request names ("入职体检帮我约一下") that nothing here knows: no candidate does them.
@@ -728,7 +736,8 @@ def _value_part(span: Span) -> tuple[int, int]:
     return span.start, span.end
 
 
-_CAUSE = re.compile(r"\b(?:bc|b/c|because|cuz|due to)\b|因为|由于", re.I)
+_CJK_PAIR = re.compile(r"[\u3400-\u9fff]{2}")
+_CAUSE = re.compile(r"\b(?:bc|b/c|[Bb]ecause|cuz|due to)\b|因为|由于")  # (not "BC", a province or an id)
 _CLAUSE = re.compile(r"[^,，。;；!！?？\n]+")  # a clause: the text between punctuation
 # Where one part of a request ends and another begins: punctuation, and the words that add a second
 # task ("办完离职顺便补个HC", "… and also give them a key")

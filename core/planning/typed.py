@@ -99,7 +99,8 @@ def kin_shapes(tools: Iterable[ToolSpec]) -> None:
     for tool in tools:
         for param in tool.parameters:
             by_name.setdefault(param.name, []).extend(_shapes(param))
-    kins = sorted((name for name, shapes in by_name.items() if shapes), key=len, reverse=True)
+    # (a kin of several words: return_branch_id -> branch_id; never coupon_code -> code, new_name -> name)
+    kins = sorted((name for name, shapes in by_name.items() if shapes and "_" in name), key=len, reverse=True)
     for tool in tools:
         for param in tool.parameters:
             extra = param.model_extra or {}

@@ -15,7 +15,7 @@ from typing import Any
 
 from core.knowledge import Knowledge
 from core.models import Example, ParamSpec, RuleSpec, StepId, ToolSpec
-from core.pack_regex import compile_pattern
+from core.pack_regex import MATCH_BUDGET_S, compile_pattern
 from core.planning.lexicon import Lexicon, is_stopword, name_words, stem, tokens
 from core.planning.names import person_names
 from core.planning.spans import Span, find_spans
@@ -76,6 +76,13 @@ class Shape:
             m = _LEFT_WORD.search(query[:pos])
             if m:
                 self.lefts.add(m.group(1).lower())
+
+
+def _captures(pattern: Any, run: str) -> bool:
+    try:
+        return bool(pattern.fullmatch(run, timeout=MATCH_BUDGET_S))
+    except TimeoutError:
+        return True  # a pattern too slow to tell: the run may be its id
 
 
 def id_prefix(value: str) -> str | None:
@@ -277,6 +284,7 @@ class Vocabulary:
     contexts: dict[tuple[str, str], list[re.Pattern[str]]] = field(default_factory=dict)  # (tool|rule, name)
     shapes: dict[tuple[str, str], Shape] = field(default_factory=dict)  # (tool|rule, name)
     _digit_ids: dict[str, bool] = field(default_factory=dict)  # digit run -> whether it can be an id here
+    _id_words: frozenset[str] | None = None  # the pack's own words shaped like ids (soc2)
     patterns: dict[tuple[str, str], list[Any]] = field(default_factory=dict)  # pack regexes (regex module)
     enum_lefts: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # words seen before an enum value
     lexicon: Lexicon = field(default_factory=lambda: Lexicon({}))
@@ -296,10 +304,10 @@ class Vocabulary:
             voc.environments[pack.name] = [
                 (phrase_pattern(w), w, env) for env, spec in pack.environments.items() for w in [env, *spec.aliases]
             ]
-        kinds = {str(w) for t in kn.tools.values() for p in t.parameters
-                 for w in [*(p.enum or []), *(s for said in p.synonyms.values() for s in said)]
-                 if re.fullmatch(r"[\u3400-\u9fff]{2,4}", str(w))}  # 病假, 年假: kinds of 假 a trigger may hold
         for rule in kn.rules.values():
+            kinds = {str(w) for s in rule.dag_definition for p in kn.tools[s.tool_name].parameters
+                     for w in [*(p.enum or []), *(x for said in p.synonyms.values() for x in said)]
+                     if re.fullmatch(r"[\u3400-\u9fff]{2,4}", str(w))}  # 病假, 年假: kinds of 假 its trigger may hold
             voc.triggers += [(phrase_pattern(t), t, rule.rule_name) for t in rule.trigger_phrases]
             voc.triggers += [(p, t, rule.rule_name) for t in rule.trigger_phrases if (p := separable_pattern(t, kinds))]
             voc.loose_triggers += [(p, t, rule.rule_name) for t in rule.trigger_phrases if (p := gapped_pattern(t))]
@@ -440,15 +448,20 @@ class Vocabulary:
     def _word_like(self, token: str) -> bool:
         """An "id" that is a word of the pack's own wording (soc2, 2FA, k8s): letters with a digit or
         two, written as a word in its descriptions or triggers — vocabulary, not a value."""
-        digits = sum(c.isdigit() for c in token)
-        return 0 < digits <= 2 and sum(c.isalpha() for c in token) >= 2 and bool(
-            re.search(rf"(?<![a-z0-9_-]){re.escape(token.lower())}(?![a-z0-9_-])", self.own_text))
+        if self._id_words is None:
+            self._id_words = frozenset(w for w in re.findall(r"(?<![a-z0-9_-])[a-z0-9]+(?![a-z0-9_-])", self.own_text)
+                                       if 0 < sum(c.isdigit() for c in w) <= 2 and sum(c.isalpha() for c in w) >= 2)
+        return token.lower() in self._id_words
 
     def _digit_id(self, run: str) -> bool:
+        if len(run) >= 8:
+            return True  # an order or ticket number (20261126001), never a salary or a count
         if run not in self._digit_ids:
+            if len(self._digit_ids) > 4096:
+                self._digit_ids.clear()
             params = [(tool.tool_name, p) for tool in self.knowledge.tools.values() for p in tool.parameters
                       if p.type == "string"]
             self._digit_ids[run] = any(
                 (shape := self.shapes.get((name, p.name))) is not None and len(run) in shape.digit_lengths
-                or any(pattern.fullmatch(run) for pattern in pattern_shapes(p)) for name, p in params)
+                or any(_captures(pattern, run) for pattern in pattern_shapes(p)) for name, p in params)
         return self._digit_ids[run]

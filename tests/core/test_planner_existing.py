@@ -642,9 +642,10 @@ def test_a_request_for_a_change_is_not_answered_by_a_read(desk: RulePlanner, tex
     assert plan(desk, "查一下周杰的工号").tool == "find_staff"
 
 
-def test_a_verb_nothing_knows_is_still_asked_of_the_tool_whose_values_name_the_thing(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    """约 is no word of this pack, but "今年的体检, 高级套餐" are two values of the benefit tool: it is
-    the booking asked for (and 陈静, before 约, is the name)."""
+def test_a_verb_nothing_knows_is_no_write_even_where_the_values_fit(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """约, 退, 撤 are no words of this pack: "帮陈静退一下今年的体检,高级套餐" names two values of the
+    benefit tool, but the verb could undo as well as book, so nothing is written. The name before
+    the verb is 陈静 (a character before 一下 is a verb)."""
     pack = write_pack(tmp_path / "perks", {
         "pack.yaml": "name: perks\nenvironments: {default: lab, lab: {}}\n",
         "tools/t.yaml": """
@@ -659,9 +660,11 @@ def test_a_verb_nothing_knows_is_still_asked_of_the_tool_whose_values_name_the_t
         """,
     })
     planner = RulePlanner(load_knowledge([pack]), today=lambda: date(2026, 11, 26))
-    p = plan(planner, "帮陈静约一下今年的体检,要高级套餐")
-    assert (p.status, p.tool, p.steps[0].arguments) == (
-        "planned", "apply_benefit", {"name": "陈静", "benefit_type": "health_check", "package": "premium"}), p
+    for text in ["帮陈静约一下今年的体检,要高级套餐", "帮陈静退一下今年的体检,高级套餐", "陈静的体检撤一下,高级套餐"]:
+        p = plan(planner, text)
+        assert p.status != "planned" and writes(planner, p) == [], (text, p.status, p.tool)
+    assert [n for n, _, _ in person_names("帮陈静退一下今年的体检", lambda w: False)] == ["陈静"]
+    assert plan(planner, "给陈静申请体检,高级套餐").tool == "apply_benefit"
 
 
 BILLING = {
@@ -790,3 +793,100 @@ def test_a_word_made_of_characters_the_pack_knows_one_by_one_is_still_unknown() 
     tokens = planner.voc.lexicon.request_tokens("订单发票重开")
     assert "发" not in tokens and "票" not in tokens and "订单" in tokens
     assert [s.tool_name for s in plan(planner, "帮我把订单O100000001取消一下").running()] == ["cancel_order"]
+
+
+LEAVE = {
+    "pack.yaml": "name: leave\nenvironments: {default: lab, lab: {}}\n",
+    "tools/t.yaml": f"""
+        - tool_name: submit_leave
+          description: 提交假单 (submit time off)
+          parameters:
+            - {STAFF_ID}
+            - {{name: start_date, type: string, format: date, required: true, description: 开始日期}}
+            - {{name: days, type: integer, minimum: 1, required: true, description: 天数}}
+          examples: [{{user_query: E10023 从2024-05-06开始请2天假, extracted_params: {{employee_id: E10023, start_date: "2024-05-06", days: 2}}}}]
+          call: {{http: {{method: POST, path: /leaves}}}}
+        - tool_name: move_leave
+          description: 把假单改到新的开始日期 (move time off)
+          parameters:
+            - {{name: leave_id, type: string, required: true, patterns: ['\\b(LV-\\d+)\\b']}}
+            - {{name: new_start_date, type: string, format: date, required: true}}
+            - {{name: days, type: integer, minimum: 1, required: true, description: 天数}}
+          call: {{http: {{method: POST, path: /leaves/move}}}}
+        - tool_name: schedule_maintenance
+          description: Schedule maintenance for an org
+          parameters:
+            - {{name: org_id, type: string, required: true, patterns: ['\\b(org_[a-z0-9]+)\\b']}}
+            - {{name: start_date, type: string, format: date, required: true}}
+            - {{name: notice_days, type: integer, required: true, description: days of notice to give}}
+          call: {{http: {{method: POST, path: /maintenance}}}}
+        - tool_name: add_credit
+          description: 给账户加余额 (add credit)
+          parameters:
+            - {{name: org_id, type: string, required: true, patterns: ['\\b(org_[a-z0-9]+)\\b']}}
+            - {{name: amount, type: number, required: true, description: 金额}}
+          call: {{http: {{method: POST, path: /credits}}}}
+        - tool_name: approve_leave
+          description: 审批假单:批了
+          parameters: [{{name: leave_id, type: string, required: true, patterns: ['\\b(LV-\\d+)\\b']}}]
+          call: {{http: {{method: POST, path: /leaves/approve}}}}
+        - tool_name: get_allowance
+          description: 查员工的补贴明细和扣款记录
+          parameters: [{STAFF_ID}]
+          side_effects: false
+          call: {{http: {{method: GET, path: /allowances}}}}
+    """,
+}
+
+
+@pytest.mark.parametrize("text", [
+    "E10023 请假,周五到下周一",  # a weekend inside: working days or calendar days?
+    "把LV-1001改到下周一到下周三",  # a move: the new dates, not a count to guess
+    "schedule maintenance for org_q7 from Monday to Wednesday",  # notice_days is no count of those days
+])
+def test_a_date_range_gives_no_count_where_the_count_is_not_plain(tmp_path, text: str) -> None:  # type: ignore[no-untyped-def]
+    planner = RulePlanner(load_knowledge([write_pack(tmp_path / "leave", LEAVE)]), today=lambda: date(2026, 11, 26))
+    p = plan(planner, text)
+    assert not any(s.arguments.get(k) is not None for s in p.steps for k in ("days", "notice_days")) \
+        or p.status != "planned", (text, p.status, [s.arguments for s in p.steps])
+    assert writes(planner, p) == [], (text, p.status)
+
+
+@pytest.mark.parametrize("text", ["给org_q7加余额,工单123456", "给org_q7加余额, 订单号 20261126001", "add credit to org_q7, see #4411"])
+def test_the_number_of_something_else_is_never_the_amount(tmp_path, text: str) -> None:  # type: ignore[no-untyped-def]
+    planner = RulePlanner(load_knowledge([write_pack(tmp_path / "leave", LEAVE)]), today=lambda: date(2026, 11, 26))
+    p = plan(planner, text)
+    assert writes(planner, p) == [] and not any("amount" in s.arguments for s in p.steps), (text, p.status)
+    assert plan(planner, "给org_q7加余额到500").steps[0].arguments == {"org_id": "org_q7", "amount": 500}
+
+
+def test_a_question_never_runs_the_write_it_names_and_a_reads_nouns_ask_nothing(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """"LV-1001批了没" asks whether it was approved; "E10023的补贴明细" reads (补 of 补贴 is no change)."""
+    planner = RulePlanner(load_knowledge([write_pack(tmp_path / "leave", LEAVE)]), today=lambda: date(2026, 11, 26))
+    asked = plan(planner, "LV-1001批了没")
+    assert writes(planner, asked) == [], (asked.status, asked.tool)
+    for text in ["查一下E10023的补贴明细", "E10023上个月的扣款记录"]:
+        p = plan(planner, text)
+        assert (p.status, p.tool) == ("planned", "get_allowance"), (text, p.status, p.notes)
+
+
+def test_a_shape_is_taken_only_from_a_kin_of_several_words(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """coupon_code does not take the six digits of some other tool's `code`; new_name not a name's shape."""
+    pack = write_pack(tmp_path / "codes", {
+        "pack.yaml": "name: codes\nenvironments: {default: lab, lab: {}}\n",
+        "tools/t.yaml": """
+            - tool_name: verify
+              description: Verify a login code
+              parameters: [{name: code, type: string, required: true, patterns: ['\\b(\\d{6})\\b']}]
+              call: {http: {method: POST, path: /verify}}
+            - tool_name: apply_coupon
+              description: Apply a coupon to an order
+              parameters:
+                - {name: coupon_code, type: string, required: true}
+                - {name: order_id, type: string, required: true, patterns: ['\\b(ORD-\\d+)\\b']}
+              call: {http: {method: POST, path: /coupons}}
+        """,
+    })
+    planner = RulePlanner(load_knowledge([pack]), today=lambda: date(2026, 11, 26))
+    coupon = planner.kn.tools["apply_coupon"].parameters[0]
+    assert validate("SAVE20", coupon) == "SAVE20"
