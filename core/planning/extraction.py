@@ -132,7 +132,7 @@ class Extractor:
         refused_where: dict[str, tuple[int, int]] = {}
         for slot in slots:
             floor = FLOOR[slot.kind] if not (slot.kind == "unmapped" and slot.required) else LOOSE
-            key = (slot.name, slot.kind, tuple((t.tool_name, p.name) for t, p in slot.params), tuple(slot.owners))
+            key = self._memo_key(slot)
             if memo is not None and key in memo:  # the same slot in another candidate of this request
                 valid, invalid = memo[key]
             else:
@@ -246,6 +246,15 @@ class Extractor:
         return False
 
     # ------------------------------------------------------------------ candidates
+
+    def _memo_key(self, slot: Slot) -> tuple[Any, ...]:
+        """What a slot's candidates depend on besides the request: its name, the parameters it feeds,
+        and those of its (owner, name) keys the knowledge learnt something for — a rule's slot that
+        feeds a tool's parameter and learnt nothing of its own finds what the tool's slot finds."""
+        learnt = (self.voc.contexts, self.voc.shapes, self.voc.known_values)
+        keys = [(owner, slot.name) for owner in slot.owners] + [(t.tool_name, p.name) for t, p in slot.params]
+        return (slot.name, tuple((t.tool_name, p.name) for t, p in slot.params),
+                tuple(k for k in keys if any(k in d for d in learnt)))
 
     def _candidates(self, text: str, spans: list[Span], slot: Slot
                     ) -> tuple[list[Found], tuple[str, tuple[int, int]] | None]:
