@@ -52,6 +52,7 @@ CLOSE = 0.5         # two candidates this close (1.6 times as likely): ask which
 UNEXPLAINED = 0.2   # a rival explaining this much less of the request than a best that explains it all is no rival
 COV_MIN = 0.34      # most of the request unexplained by the best candidate: not ours
 WRITE_MASS = 0.5    # a write needs a telling word of its own (or a trigger, state, near-verbatim example)
+ALIEN_ASIDE = 0.2  # a weak write for a request a fifth of whose words nothing knows is about something else
 LEX_LEAD = 0.15     # tolerance: a step whose example is no more than this further from the request than the recipe's
 PINNED_MARGIN = 1.0  # ... or inputs pinned by the request, with every unrelated rival far behind (e ≈ 2.7×)
 
@@ -337,6 +338,14 @@ def _about_something_else(best: Candidate, ranked: list[Candidate]) -> bool:
     return all(all(v in c.ignores for v in things) for c in ranked if c.score >= ASK_MIN)
 
 
+def _unsaid_change(best: Candidate, rivals: list[Candidate]) -> Decision:
+    """A write the request's own words do not name: which change is meant — or, when much of the
+    request is words nothing here knows (订单…的发票重开一下), it is about something else."""
+    if best.alien >= ALIEN_ASIDE:
+        return Decision("no_match", None, reason="the request is about something nothing here knows")
+    return Decision("ask", best, [best, *rivals[:2]], reason="nothing in the request says which change to make")
+
+
 def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decision:
     """Plan the best, ask between close or weak ones, or say nothing fits."""
     for c in candidates:
@@ -371,7 +380,7 @@ def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decisi
             return Decision("ask", best, [best, *close[:2]], reason="two candidates are close")
         pinned = best.pinned and all(best.score - c.score >= PINNED_MARGIN for c in rivals)
         if best.writes and not best.strong and best.mass < WRITE_MASS and not pinned:
-            return Decision("ask", best, [best, *rivals[:2]], reason="nothing in the request says which change to make")
+            return _unsaid_change(best, rivals)
         if best.writes and best.asks and best.intent < 0 and not best.strong:  # "INV-7 paid yet?" is not "pay INV-7"
             return Decision("ask", best, [best, *rivals[:2]], reason="the request asks a question; this would change data")
         if best.writes and best.ignores:

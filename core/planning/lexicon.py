@@ -258,6 +258,21 @@ class Lexicon:
         self.idf = {t: math.log(1 + n / c) for t, c in df.items()}
         self.unknown_weight = math.log(1 + n)  # a word no candidate knows weighs like the rarest word
         self.known = frozenset(df)
+        holders: dict[str, set[str]] = {}
+        for name, words in self.words.items():
+            for t in words:
+                holders.setdefault(t, set()).add(name)
+        self.holders = {t: frozenset(names) for t, names in holders.items()}
+
+    def rare_holders(self, tokens: Iterable[str], most: int) -> set[str]:
+        """The candidates that know a word of the request few others know (at most `most` do)."""
+        out: set[str] = set()
+        for token in tokens:
+            for t in (token.alts if isinstance(token, Alias) else (token,)):
+                names = self.holders.get(t, frozenset())
+                if len(names) <= most:
+                    out |= names
+        return out
 
     def request_tokens(self, text: str) -> list[str]:
         """A request's content tokens, read against the knowledge: Chinese bigrams only where the

@@ -51,6 +51,7 @@ from core.planning.typed import MISSING, kin_shapes, trust_shapes, validate
 from core.planning.vocabulary import Vocabulary, candidate_key, shape_fits, signature
 
 LOOSE_TRIGGER = 0.6  # a trigger phrase found with one gap in it
+RARE_HOLDERS = 3  # a request word at most this many candidates know brings them in, whatever retrieval ranked
 TELLING = 0.5  # a word this rare (share of the rarest word's idf) says what a clause of the request is about
 LOOSE_STATE = 0.6  # a state named by another form of its word
 _PICK = re.compile(r"^\s*(?:#|no\.?|第|option\s*)?\s*(\d{1,2})\s*(?:个|号|st|nd|rd|th)?\s*[.)。!！]?\s*$", re.I)
@@ -353,15 +354,18 @@ class RulePlanner:
         return tool if best.trigger == 0 or tool.fit > best.fit else best
 
     def _keys(self, hits: Sequence[RetrievalHit] | None, triggered: set[str], text: str) -> list[str]:
-        """What retrieval found, and the rules the request names by trigger or target state; every
-        candidate only without an index. Scoring the whole knowledge instead (tried up to 120
-        candidates) planned the same on 17 packs but took twice the time: what retrieval misses,
-        the evidence never chose anyway."""
+        """What retrieval found, the rules the request names by trigger or target state, and the
+        candidates that know one of its rarer words; every candidate only without an index. Scoring
+        the whole knowledge instead (done up to 120 candidates) scored the same on 17 packs but took
+        twice the time."""
         everything = [candidate_key("rule", r) for r in self.kn.rules] + [candidate_key("tool", t) for t in self.kn.tools]
         if hits is None:
             return everything
         keys = {candidate_key(h.kind, h.name) for h in hits} | {candidate_key("rule", r) for r in triggered}
         keys |= {candidate_key("rule", r) for r in self.kn.rules if self.voc.state_hits(text, r)}
+        # and those that know a word of the request few others know (架 of 下架: the shop's 上架 recipe,
+        # which retrieval ranked below twelve others, is the rival that keeps "下架" from placing an order)
+        keys |= self.voc.lexicon.rare_holders(self.voc.lexicon.request_tokens(text), RARE_HOLDERS)
         return [k for k in everything if k in keys]
 
     def _clause_words(self, text: str) -> list[list[str]]:

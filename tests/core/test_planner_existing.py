@@ -8,9 +8,11 @@ are made up.
 from __future__ import annotations
 
 from datetime import date
+from pathlib import Path
 
 import pytest
 
+from core.assistant import Assistant
 from core.knowledge import load_knowledge
 from core.models import Plan, Request
 from core.planning import RulePlanner
@@ -18,7 +20,7 @@ from core.planning.lexicon import intent
 from core.planning.names import person_names
 from core.planning.text import separable_pattern
 from core.planning.typed import MISSING, captured_part, explain, validate
-from core.settings import BUNDLED_KNOWLEDGE
+from core.settings import BUNDLED_KNOWLEDGE, Settings
 from tests.conftest import write_pack
 
 TRIP_ID = "{name: trip_id, type: string, required: true, description: trip id, patterns: ['\\b(TR-\\d{4,})\\b']}"
@@ -786,13 +788,32 @@ def test_a_write_about_a_thing_nothing_here_takes_is_no_match(fleet: RulePlanner
 
 def test_a_word_made_of_characters_the_pack_knows_one_by_one_is_still_unknown() -> None:
     """The shop knows 发 (发货) and 票 as characters, never the word 发票: "reissue the invoice of order
-    O1" is not paying the order. Words the shop does say keep working."""
+    O1" is not paying the order, nor a question whether to pay, cancel or refuse a refund — nothing
+    here knows invoices. Words the shop does say keep working."""
     planner = RulePlanner(load_knowledge([BUNDLED_KNOWLEDGE / "shop"]), today=lambda: date(2026, 11, 26))
     p = plan(planner, "把订单O100000001的发票重开一下")
     assert writes(planner, p) == [] and p.status != "planned", (p.status, p.tool)
     tokens = planner.voc.lexicon.request_tokens("订单发票重开")
     assert "发" not in tokens and "票" not in tokens and "订单" in tokens
     assert [s.tool_name for s in plan(planner, "帮我把订单O100000001取消一下").running()] == ["cancel_order"]
+
+
+def test_a_weak_write_for_a_request_about_something_unknown_is_no_match(tmp_path: Path) -> None:
+    """As deployed (with the retrieval index): asked to reissue an order's invoice, the shop — which
+    knows no invoices — says it cannot, rather than asking whether to pay, cancel or refuse a refund;
+    asked to delist an item, it places no order for it."""
+    assistant = Assistant.from_settings(Settings(home=tmp_path, knowledge=[BUNDLED_KNOWLEDGE / "shop"], planner="rules"))
+    try:
+        p = assistant.plan(Request(text="把订单O100000001的发票重开一下"))
+        assert p.status == "no_match" and not p.choices and not p.steps, (p.status, p.choices)
+        assert [s.tool_name for s in assistant.plan(Request(text="帮我把订单O100000001取消一下")).running()] \
+            == ["cancel_order"]
+        # "take item 123456 off sale": nothing here does; its 下 is 下单's and its 架 上架's. The recipe that
+        # knows 架 is a rival though retrieval ranks it low, so no order is placed for the item
+        delist = assistant.plan(Request(text="把商品123456下架"))
+        assert delist.status != "planned", (delist.status, delist.rule, delist.tool)
+    finally:
+        assistant.close()
 
 
 LEAVE = {
