@@ -362,7 +362,9 @@ class RulePlanner:
         if hits is None:
             return everything
         keys = {candidate_key(h.kind, h.name) for h in hits} | {candidate_key("rule", r) for r in triggered}
-        keys |= {candidate_key("rule", r) for r in self.kn.rules if self.voc.state_hits(text, r)}
+        stems = self.voc.lexicon.stems(text)
+        keys |= {candidate_key("rule", r) for r in self.kn.rules
+                 if self.voc.state_hits(text, r) or self.voc.loose_state_hits(stems, r)}
         # and those that know a word of the request few others know (架 of 下架: the shop's 上架 recipe,
         # which retrieval ranked below twelve others, is the rival that keeps "下架" from placing an order)
         keys |= self.voc.lexicon.rare_holders(self.voc.lexicon.request_tokens(text), RARE_HOLDERS)

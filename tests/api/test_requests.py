@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -71,7 +72,11 @@ def test_a_client_that_disconnects_does_not_cancel_its_run(open_api: ApiServer, 
     with slow(sandbox, r"/pay$", delay_ms=1500):
         with pytest.raises(httpx.ReadTimeout):  # the client gives up and closes its connection
             httpx.post(f"{open_api.url}/v1/ask", json={"text": "给商品123456生成一笔已支付的订单"}, timeout=0.5)
-        runs = httpx.get(f"{open_api.url}/v1/runs", params={"limit": 1}).json()["runs"]
+        # the run may start a moment after the client gave up (planning on a loaded machine): wait for it
+        deadline = time.monotonic() + 10
+        while not (runs := httpx.get(f"{open_api.url}/v1/runs", params={"limit": 1}).json()["runs"]) \
+                and time.monotonic() < deadline:
+            time.sleep(0.05)
         assert runs and runs[0]["status"] == "running"
         final = poll(open_api.url, f"/v1/runs/{runs[0]['run_id']}")
     assert final.json()["run"]["status"] == "succeeded" and orders(sandbox) == before + 1
