@@ -165,7 +165,8 @@ class RulePlanner:
         triggered = {h.payload for h in self.voc.trigger_hits(text)}
         loose = {h.payload for h in self.voc.loose_trigger_hits(text)} - triggered
         rank = {candidate_key(h.kind, h.name): 1 / (1 + h.rank) for h in hits or []}
-        keys = [only] if only else self._keys(hits, triggered | loose, text)
+        stated = {r for r in self.kn.rules if self.voc.state_hits(text, r)}  # rules whose state the text names
+        keys = [only] if only else self._keys(hits, triggered | loose | stated, text)
         enum_units, names = self._value_units(text, spans)
         units = [(s.start, s.end) for s in spans] + enum_units + names
         masked = self._without_remarks(_mask(text, [_value_part(s) for s in spans]), units)
@@ -176,7 +177,6 @@ class RulePlanner:
         destroys = destructive(plain_text)
         actions = named_actions(plain_text)
         asks = is_question(text)
-        stated = {r for r in self.kn.rules if self.voc.state_hits(text, r)}  # rules whose state the text names
         stems = self.voc.lexicon.stems(masked)
         stem_set = set(stems)
         memo: dict[object, object] = {}  # slot candidates, shared by the candidates of this request
@@ -353,7 +353,7 @@ class RulePlanner:
             return best  # the recipe's own example says it better than the tool's
         return tool if best.trigger == 0 or tool.fit > best.fit else best
 
-    def _keys(self, hits: Sequence[RetrievalHit] | None, triggered: set[str], text: str) -> list[str]:
+    def _keys(self, hits: Sequence[RetrievalHit] | None, named: set[str], text: str) -> list[str]:
         """What retrieval found, the rules the request names by trigger or target state, and the
         candidates that know one of its rarer words; every candidate only without an index. Scoring
         the whole knowledge instead (done up to 120 candidates) scored the same on 17 packs but took
@@ -361,10 +361,9 @@ class RulePlanner:
         everything = [candidate_key("rule", r) for r in self.kn.rules] + [candidate_key("tool", t) for t in self.kn.tools]
         if hits is None:
             return everything
-        keys = {candidate_key(h.kind, h.name) for h in hits} | {candidate_key("rule", r) for r in triggered}
+        keys = {candidate_key(h.kind, h.name) for h in hits} | {candidate_key("rule", r) for r in named}
         stems = self.voc.lexicon.stems(text)
-        keys |= {candidate_key("rule", r) for r in self.kn.rules
-                 if self.voc.state_hits(text, r) or self.voc.loose_state_hits(stems, r)}
+        keys |= {candidate_key("rule", r) for r in self.kn.rules if r not in named and self.voc.loose_state_hits(stems, r)}
         # and those that know a word of the request few others know (架 of 下架: the shop's 上架 recipe,
         # which retrieval ranked below twelve others, is the rival that keeps "下架" from placing an order)
         keys |= self.voc.lexicon.rare_holders(self.voc.lexicon.request_tokens(text), RARE_HOLDERS)
