@@ -36,7 +36,7 @@ BLIND = ROOT / "benchmarks" / "generality"
 DEFAULT_PACKS = [*sorted(p for p in BLIND.iterdir() if p.is_dir()), BUNDLED_KNOWLEDGE / "shop", BUNDLED_KNOWLEDGE / "hr"]
 
 
-def score_pack(pack: Path, work: Path, show_failures: bool) -> list[dict[str, Any]]:
+def score_pack(pack: Path, work: Path, show_failures: bool, show_unsafe: bool = False) -> list[dict[str, Any]]:
     settings = Settings(home=work / pack.name, knowledge=[pack], planner="rules")
     assistant = Assistant.from_settings(settings)
     kn = assistant.knowledge
@@ -61,6 +61,9 @@ def score_pack(pack: Path, work: Path, show_failures: bool) -> list[dict[str, An
                 writes = plan.status == "planned" and any(kn.tools[s.tool_name].side_effects for s in plan.running())
                 if case.expect.status in ("no_match", "needs_input") and writes:
                     unsafe += 1
+                    if show_unsafe:  # only these, for a sealed pack whose other failures stay unread
+                        print(f"  ! [{pack.name}] {case.query}\n      expected {case.expect.status}, planned "
+                              f"{plan.rule or 'tool'}: {[s.tool_name for s in plan.running()]}", file=sys.stderr)
                 elif case.expect.status == "planned" and writes and case.query in failed:
                     wrong_writes += 1
                 for tool, args in (case.expect.arguments or {}).items():
@@ -86,12 +89,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("packs", nargs="*", type=Path, help="pack folders (default: the blind packs, shop, hr)")
     parser.add_argument("--failures", action="store_true", help="print each failing case (stderr)")
+    parser.add_argument("--unsafe", action="store_true",
+                        help="print only the unsafe cases (stderr): what a sealed pack may show")
     parser.add_argument("--json", type=Path, help="also write the rows as JSON")
     args = parser.parse_args()
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="bench-generality-") as tmp:
         for pack in args.packs or DEFAULT_PACKS:
-            rows.extend(score_pack(pack.resolve(), Path(tmp), args.failures))
+            rows.extend(score_pack(pack.resolve(), Path(tmp), args.failures, args.unsafe))
     print(f"{'pack / cases':32} {'n':>4} {'exact':>7} {'status':>7} {'rule':>7} {'args':>7} {'unsafe':>6} "
           f"{'wrongW':>6} {'p50ms':>6} {'p95ms':>6}")
     for r in rows:

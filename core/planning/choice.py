@@ -104,6 +104,12 @@ class Candidate:
         return self.trigger > 0 or self.state > 0 or self.lex >= 0.75
 
     @property
+    def named(self) -> bool:
+        """Named as written: a whole trigger phrase, a target state word, a near-verbatim example — not
+        a trigger with a gap or a state said loosely ("churn rate" is no request to churn an account)."""
+        return self.trigger >= 1.0 or self.state >= 1.0 or self.lex >= 0.75
+
+    @property
     def pinned(self) -> bool:
         """Its inputs are pinned by the request: every one it needs is filled, nothing in the
         request is left unexplained, and at least two values were stated in the parameters' own
@@ -275,13 +281,20 @@ def unrun(best: Candidate, ranked: list[Candidate]) -> Candidate:
     """A recipe whose steps that will run know none of the request's words, while a step it skips
     does ("给E1调个薪": the confirmation recipe would skip its raise and confirm instead), does
     not do what was asked: that step's own tool is."""
-    if best.kind != "rule" or best.strong or best.plan is None:
+    if best.strong:
         return best
+    asked = _runs_unasked(best)
+    return next((c for c in ranked if c.kind == "tool" and c.name in asked and c.score >= ASK_MIN), best)
+
+
+def _runs_unasked(best: Candidate) -> list[str]:
+    """The steps of a recipe the request speaks of, when it would run none of them (else [])."""
+    if best.kind != "rule" or best.plan is None:
+        return []
     ran = {s.tool_name for s in best.plan.running()}
     if any(words for name, words in best.spoken.items() if name in ran):
-        return best
-    asked = [name for name, words in best.spoken.items() if words and name not in ran]
-    return next((c for c in ranked if c.kind == "tool" and c.name in asked and c.score >= ASK_MIN), best)
+        return []
+    return [name for name, words in best.spoken.items() if words and name not in ran]
 
 
 def existing(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str]]) -> Candidate:
@@ -360,7 +373,9 @@ def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decisi
     presumed, best = best, existing(best, ranked, steps_of)
     if best is not presumed and best.plan is not None and best.plan.missing:
         return Decision("plan", best)  # it asks which existing thing is meant: nothing is written
-    if best.cov < COV_MIN and not best.strong:
+    if best.writes and not best.named and _runs_unasked(best):
+        return _unsaid_change(best, [c for c in ranked if c is not best and c.score >= ASK_MIN])
+    if best.cov < COV_MIN and not best.named:
         return Decision("no_match", None, reason=f"the request is mostly unexplained (coverage {best.cov:.2f})")
     if not best.writes and best.intent < 0 and not best.strong:
         # the request asks for a change ("个税申报提交了", "余额清零") and only a read is near: showing
@@ -369,6 +384,11 @@ def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decisi
         if changes:
             return Decision("ask", changes[0], changes[:3], reason="the request asks for a change; this would only read")
         return Decision("no_match", None, reason="the request asks for a change nothing here makes")
+    return _judge(best, ranked, steps_of)
+
+
+def _judge(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str]]) -> Decision:
+    """Plan the chosen candidate, or ask, or say nothing fits: by its evidence against its rivals'."""
     rivals = [c for c in ranked if c is not best and not related(best, c, steps_of) and c.score >= ASK_MIN]
     # a rival the request's words oppose (a read, when they ask for a change) is no rival
     close = [c for c in rivals if best.score - c.score < CLOSE and not outvalued(best, c)

@@ -278,6 +278,7 @@ class Extractor:
         out += self._from_spans(text, spans, slot, keys)
         out += self._person_names(text, spans, slot, keys)
         out += self._known_values(text, spans, slot, keys)
+        out += self._labelled(text, spans, slot)
         # Valid for every parameter the slot feeds (a name shared by several steps).
         checked = []
         refusal: tuple[str, tuple[int, int]] | None = None
@@ -354,6 +355,11 @@ class Extractor:
                                and s.kind in ("email", "url", "id", "date", "amount", "quoted")), None)
                 if inside is not None:  # a piece of a typed value ("qa" of qa@corp.io, "Acme" of "Acme Labs")
                     continue
+                held = next((s for s in spans if start <= s.start and s.end <= end and (s.start, s.end) != (start, end)
+                             and s.kind in ("email", "url", "id", "date", "month", "amount")), None)
+                if held is not None:  # "是2026-06-30" after 最后一天: the date is the value, not the words around it
+                    out.append(Found(held.value, held.start, held.end, "example", CONTEXT))
+                    continue
                 if self.voc.is_own_word(raw) or (digits and not any(c.isdigit() for c in raw)):
                     continue
                 if _CJK_RUN.fullmatch(raw) and (self._pack_word_edge(raw) or
@@ -379,6 +385,26 @@ class Extractor:
         found = {(a, b) for a, b in found if not any(sp.start < b and a < sp.end for sp in spans)}
         score = CONTEXT if len({text[a:b] for a, b in found}) == 1 else HINTED
         return [Found(text[a:b], a, b, "known", score) for a, b in sorted(found)]
+
+    def _labelled(self, text: str, spans: list[Span], slot: Slot) -> list[Found]:
+        """A free-text code said right after the parameter's own name ("前缀 wanglei", "prefix
+        wanglei", "tag: beta-2"): the request names what it is."""
+        params = [p for _, p in slot.params]
+        if not params or not all(p.type == "string" and p.enum is None and not is_typed(p)
+                                 and not takes_person(p.name, p.description) for p in params):
+            return []
+        keys = [(t.tool_name, p.name) for t, p in slot.params]
+        digits = any(self.voc.shapes.get(k) is not None and self.voc.shapes[k].digits for k in keys)
+        out: list[Found] = []
+        for m in _LABELLED.finditer(text):
+            raw, start, end = m.group(1), m.start(1), m.end(1)
+            # after an English label an English word is as likely the sentence going on ("member parked")
+            plain = raw.isalpha() and not _CJK_RUN.fullmatch(text[start - 1:start].strip() or text[:start].rstrip()[-1:])
+            if plain or (digits and not any(c.isdigit() for c in raw)) or self.voc.is_own_word(raw) \
+                    or any(sp.start < end and start < sp.end for sp in spans) or not _named_before(text, start, params[0]):
+                continue
+            out.append(Found(raw, start, end, "named", CONTEXT))
+        return out
 
     def _could_be_value(self, raw: str, param: ParamSpec) -> bool:
         """Free text a pattern caught is still never the pack's own wording ("入职研发")."""
@@ -430,7 +456,7 @@ class Extractor:
             how = f"span:{span.kind}"
             if named:
                 best, how = max(best, CONTEXT), "named"  # "quantity 0", "数量为2": said for this parameter
-            out.append(Found(span.value, span.start, span.end, how, best))
+            out.append(Found(_as_fraction(span, implied), span.start, span.end, how, best))
         return out
 
     @staticmethod
@@ -467,7 +493,8 @@ def _number(span: Span, param: ParamSpec, extra: dict[str, Any], learned: bool, 
     if learned and span.unit is not None:
         return SHAPED
     words = f"{param.name} {param.description}".lower()
-    if span.unit and (span.unit in words or _unit_word(span.unit) in words or span.unit == _initials(param.name)):
+    if span.unit and (span.unit in words or any(w in words for w in _unit_words(span.unit))
+                      or span.unit == _initials(param.name)):
         return HINTED  # "12000 rpm" for requests_per_minute
     if param.type == "string":
         return DECLARED if "pattern" in extra else 0.0
@@ -506,9 +533,29 @@ _AFFINITY = {"email": _formatted, "url": _formatted, "date": _formatted, "quoted
 
 _MONEY_WORDS = ("amount", "price", "cost", "fee", "total", "sum", "pay", "deposit", "budget", "salary", "premium",
                 "金额", "价", "费", "款", "钱", "押金", "保额", "保费", "预算", "薪")
-_UNIT_WORDS = {"kg": "weight", "kgs": "weight", "kilos": "weight", "days": "day", "day": "day", "天": "天",
-               "units": "quantity", "pcs": "quantity", "x": "quantity", "件": "数量", "盒": "数量", "个": "数量",
-               "hours": "hour", "h": "hour", "小时": "小时", "%": "percent", "pct": "percent"}
+# The words a parameter's name or description uses for a unit, in either language ("30天" for
+# expires_in_days, "2 days" for 请假天数). 月 and 年 only in English: 月薪 is no number of months.
+_UNIT_WORDS: dict[str, tuple[str, ...]] = {
+    "kg": ("weight",), "kgs": ("weight",), "kilos": ("weight",),
+    "days": ("day", "天"), "day": ("day", "天"), "天": ("天", "day"), "日": ("day",),
+    "units": ("quantity",), "pcs": ("quantity",), "x": ("quantity",),
+    "件": ("数量", "quantity"), "盒": ("数量", "quantity"), "个": ("数量", "quantity"),
+    "hours": ("hour", "小时"), "hour": ("hour", "小时"), "h": ("hour", "小时"), "小时": ("小时", "hour"),
+    "weeks": ("week", "周"), "week": ("week", "周"), "周": ("周", "week"),
+    "months": ("month",), "month": ("month",), "月": ("month",), "years": ("year",), "year": ("year",), "年": ("year",),
+    "%": ("percent", "比例", "ratio", "rate"), "percent": ("percent", "%", "比例", "ratio", "rate"),
+    "pct": ("percent", "%", "比例", "ratio", "rate")}
+
+
+def _as_fraction(span: Span, params: list[ParamSpec]) -> Any:
+    """"12%" for a parameter that takes a fraction (its range or examples say 0.12) is 0.12."""
+    if span.unit not in ("%", "percent", "pct") or not isinstance(span.value, int | float):
+        return span.value
+    fraction = round(span.value / 100, 10)
+    if any(validate(span.value, p) is MISSING for p in params) and \
+            all(validate(fraction, p) is not MISSING for p in params):
+        return fraction
+    return span.value
 
 
 def _initials(name: str) -> str:
@@ -516,8 +563,8 @@ def _initials(name: str) -> str:
     return "".join(w[0] for w in words) if len(words) > 1 else ""
 
 
-def _unit_word(unit: str) -> str:
-    return _UNIT_WORDS.get(unit, unit)
+def _unit_words(unit: str) -> tuple[str, ...]:
+    return _UNIT_WORDS.get(unit, (unit,))
 
 
 def _word_at(text: str, word: str) -> int:
@@ -548,6 +595,9 @@ def _known_patterns(known: frozenset[str]) -> tuple[re.Pattern[str], re.Pattern[
     return literal, re.compile(rf"(?:^|(?<=[\s,，。:：;；、{_BEFORE_VALUE}]))(?:{heads}){re.escape(suffix)}")
 _NAMING = re.compile(r"(?:名字?叫|名为|叫做|姓名[是为:：]?|\bnamed|\bcalled)\s*$", re.I)
 _CONNECTOR = re.compile(r"(?:\s|[:：=]|\bis\b|\bof\b|\bat\b|\bto\b|\bas\b|为|是|设为|改为|等于)*$", re.I)
+
+
+_LABELLED = re.compile(r"(?<=[\s:：=\u3400-\u9fff])([A-Za-z][A-Za-z0-9_.-]*[A-Za-z0-9])(?![A-Za-z0-9_@])")
 
 
 @lru_cache(maxsize=8192)

@@ -44,10 +44,12 @@ READ_CUES_ZH = ("查询", "查看", "查下", "查一下", "看看", "看下", "
 WRITE_CUES_ZH = ("建", "造", "生成", "创建", "新建", "下单", "挂", "约", "开", "缴", "付", "退", "取消", "申请", "提交",
                  "发", "办", "登记", "注册", "删", "清空", "注销", "改", "修改", "变更", "添加", "设置", "录入", "安排",
                  "补", "扣", "涨", "同意", "驳回", "批掉", "批了", "更新")
-# ... and words that undo (cancel, revoke, 取消, 撤销): only a candidate that knows the word may answer
+# ... and words that undo or refuse (cancel, revoke, reject, 取消, 撤销, 驳回): only a candidate that knows the word may answer
 # them — "cancel the credit card 6225…" is never the card's issuing rule tailored to "activate"
+REFUSALS_ZH = ("驳回", "否决", "拒绝")
 DESTRUCTIVE_ZH = ("删除", "删掉", "删了", "清空", "清除", "注销", "销毁", "抹掉", "清库", "清理",
-                  "取消", "撤销", "撤回", "作废", "销户", "停用", "退订", "解约", "清零")
+                  "取消", "撤销", "撤回", "作废", "销户", "停用", "退订", "解约", "清零", "收回", "回收",
+                  *REFUSALS_ZH)  # a refusal: an approval that does not know the word would approve
 
 
 def stem(word: str) -> str:
@@ -78,7 +80,8 @@ cancel delete remove update change move transfer approve reject pay ship dispatc
 assign grant revoke reset deliver mark write adjust bump reserve replace report log file purge wipe drop erase clear
 destroy truncate""".split())
 DESTRUCTIVE_CUES = frozenset(stem(w) for w in """delete remove purge wipe drop erase clear destroy truncate nuke
-cancel revoke terminate void deactivate""".split())
+cancel revoke terminate void deactivate reject withdraw reclaim unassign""".split())
+REFUSALS = frozenset([*REFUSALS_ZH, stem("reject")])
 # Verbs that say only "make something" or "show me something": any write, any read explains them.
 GENERIC_WRITE = frozenset([*(stem(w) for w in """create make add new generate build spin open prepare produce give bump
 raise increase decrease lower comp hand issue""".split()), "造", "建", "生", "成", "生成", "创", "创建", "新", "新建", "弄", "搞",
@@ -109,10 +112,10 @@ def definite_things(text: str) -> list[str]:
 
 
 # Nouns that make the word before them a modifier: "离职证明" is a certificate, not a resignation;
-# "离职率" a figure; "cancellation policy" a policy. Only where the knowledge never uses the noun (a pack
+# "离职率" a figure; "cancellation policy" a policy, "churn rate" a figure. Only where the knowledge never uses the noun (a pack
 # with a certificate tool keeps the compound its own).
 THING_HEADS_ZH = re.compile(r"(?=(证明|证书|率|政策|制度))")
-THING_HEADS_EN = frozenset(stem(w) for w in "certificate certificates policy policies".split())
+THING_HEADS_EN = frozenset(stem(w) for w in "certificate certificates policy policies rate rates".split())
 
 
 def modifiers(text: str, known: Callable[[str], bool], said: Callable[[str], bool]) -> list[tuple[int, int]]:

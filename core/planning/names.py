@@ -27,12 +27,12 @@ _BREAK = re.compile(r"[\s,，。;；:：!！?？、()（）\[\]【】\"“”'�
 _EN_NAME = re.compile(r"(?<![A-Za-z.])((?:[A-Z][a-z]+|[A-Z]\.)(?:\s+(?:[A-Z][a-z]+|[A-Z]\.)){0,2})(?![A-Za-z])")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 # Characters that end a name when they follow it (function words, verbs of asking).
-_AFTER = frozenset("的还在是要想有和跟与给帮请把被让先再也都就已又着了呢吗吧啊，,。"
+_AFTER = frozenset("的还在是要想有和跟与给帮请把被让先再也都就已又着了呢吗吧啊那这不没，,。"
                    "提办报补申查看做开交转调加涨离入休来去走用说问等从到替换改挪搬弄搞造约")  # and verbs that follow a name
 _WEEKDAY = re.compile(r"^周[一二三四五六日天末]")
 # What follows a verb that is also a surname (查一下, 查下) — never a given name.
 _NOT_GIVEN = frozenset({"一下", "下", "一个", "个", "一笔", "一张", "一份", "一单", "一条", "一次", "一遍", "一眼", "了", "过"})
-_PARTICLES = frozenset("的了吗呢吧啊着们")  # never in a given name (对应的 is not Mr Ying)
+_PARTICLES = frozenset("的了吗呢吧啊着们已个")  # never in a given name (对应的 is not Mr Ying)
 _TIME_WORDS = ("今年", "去年", "明年", "今天", "明天", "昨天", "后天", "本月", "上月", "下月", "这周", "下周", "上周",
                "本周", "这个月", "下个月", "上个月", "最近")
 
@@ -62,8 +62,20 @@ def looks_like_name(text: str, said_as_name: bool = False) -> bool:
         and (said_as_name or not is_common_word(text))
 
 
+# What a parameter named for a thing holds, whatever its description says of whose it is:
+# "department — 员工当前所在部门" is a department, not an employee.
+_THING_WORDS = frozenset(
+    "department dept team group org organization city region site store branch office location position title "
+    "role level grade reason type kind category status state date day days time month months year period amount "
+    "salary price count quantity number email phone mobile address url code prefix channel plan tier".split())
+
+
 def takes_person(name: str, description: str) -> bool:
-    return bool(PERSON_WORDS.search(name) or PERSON_WORDS.search(description or ""))
+    if PERSON_WORDS.search(name):
+        return True
+    if _THING_WORDS.intersection(w.lower() for w in re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", name)):
+        return False
+    return bool(PERSON_WORDS.search(description or ""))
 
 
 def person_names(text: str, is_own_word: Callable[[str], bool],

@@ -33,6 +33,7 @@ from core.planning.copies import (
 from core.planning.extraction import Assignment, Extractor, Found, Slot, rule_slots, tool_slots
 from core.planning.idioms import plain
 from core.planning.lexicon import (
+    REFUSALS,
     definite_things,
     destructive,
     intent,
@@ -205,6 +206,8 @@ class RulePlanner:
                 said += self._known_words_at(text, key)  # ask for no change
                 c.intent = min(0.0, float(-intent(self._plain(_mask(text, said)))))
             c.destroys = [w for w in destroys if not self.voc.lexicon.knows(key, w)]
+            if any(self.voc.lexicon.knows(key, w) for w in REFUSALS):  # one word of refusing is enough
+                c.destroys = [w for w in c.destroys if w not in REFUSALS]
             c.asks = asks
             c.rank = rank.get(key, 0.0)
             used = [(f.start, f.end) for f in assignment.values.values()]

@@ -83,6 +83,7 @@ UNITS = ("kg", "kgs", "kilos", "kilograms", "g", "grams", "lb", "lbs", "km", "m"
          "units", "unit", "pcs", "pieces", "items", "boxes", "box", "x", "seats", "licenses", "people", "nights",
          "%", "percent", "pct", "gb", "mb", "tb", "rpm", "rps", "qps", "tps")
 CN_UNITS = "件个份盒瓶支片粒袋箱台天日周月年次人位张单笔块元克斤公斤米号楼层床晚小时分钟岁"
+CN_AMOUNT = re.compile(rf"(?<![一二两三四五六七八九十百千万零])([一二两三四五六七八九十百千万零]+)(?:\s*({_CUR_CN})|(?![{CN_UNITS}]|个月|个小时))")
 HALF = re.compile(r"(?:([一二两三四五六七八九十\d]+)\s*(天|个?小时|周|个?月|年)\s*半|半\s*(天|个?小时))")
 _UNIT = "|".join(sorted(UNITS, key=len, reverse=True))
 _CN_UNIT = f"个月|个小时|[{CN_UNITS}]"  # 三个月, 两个小时: the 个 belongs to the unit
@@ -269,10 +270,17 @@ def _amounts(text: str) -> list[Span]:
             raw, scale, currency = g[12], g[13], None
         value = _number(raw) * (10_000 if scale == "万" else 1_000 if scale else 1)
         out.append(Span(m.start(), m.end(), m[0], "amount", _number(str(value)), currency))
+    for m in CN_AMOUNT.finditer(text):  # 两百美元, 三千块; 三万, 一万二 (as 50万 is an amount)
+        if (n := cn_number(m[1])) is not None and (m[2] or "万" in m[1]) and m[1] != "万":
+            out.append(Span(m.start(), m.end(), m[0], "amount", n, CURRENCY_WORD[m[2]] if m[2] else None))
     return out
 
 
 THOUSANDS = re.compile(rf"(?<![A-Za-z0-9_.-])(\d+(?:\.\d+)?)[kK](?:\s*({_UNIT}))?(?![A-Za-z0-9_])", re.IGNORECASE)
+
+
+_SPANS_OF_TIME = frozenset("天日周月年") | {"小时"}
+_ORDINAL_BEFORE = frozenset("后第同每这那哪某前")  # 最后一天, 第一天: which day, not how many
 
 
 def _numbers(text: str) -> list[Span]:
@@ -284,8 +292,9 @@ def _numbers(text: str) -> list[Span]:
         if digits is not None:
             out.append(Span(m.start(), m.end(), m[0], "number", _number(digits),
                             (unit_en or unit_cn or "").lower() or None))
-        elif (cn_unit or any(c in cn for c in "十百千万")) and cn != "一" and (n := cn_number(cn)) is not None:
-            # 三天, 两万 ("一单" is how Chinese says "an order"; a lone 一 or 万一 is no number)
+        elif (cn_unit or any(c in cn for c in "十百千万")) and (n := cn_number(cn)) is not None and (
+                cn != "一" or (cn_unit in _SPANS_OF_TIME and text[m.start() - 1:m.start()] not in _ORDINAL_BEFORE)):
+            # 三天, 两万, 一个月 ("一单" is how Chinese says "an order"; a lone 一 or 万一 is no number)
             out.append(Span(m.start(), m.end(), m[0], "number", n, cn_unit))
     for m in HALF.finditer(text):  # 半天 = 0.5 days, 一天半 = 1.5
         whole = 0 if m[3] else (int(m[1]) if m[1].isdigit() else cn_number(m[1]) or 0)

@@ -93,8 +93,12 @@ def id_prefix(value: str) -> str | None:
 
 
 def signature(value: str) -> str:
-    """The shape of an id: runs of letters become A, of digits 9, separators stay ("SHP-2024-00017" -> "A-9-9")."""
-    return re.sub(r"\d+", "9", re.sub(r"[A-Za-z]+", "A", value))
+    """The shape of an id: runs of letters become A, of digits 9, separators stay ("SHP-2024-00017" -> "A-9-9");
+    a random mix of letters and digits is X whatever its order ("in_3KdP0w9Z" and "in_1PqR8sK2" -> "A_X")."""
+    return _MIXED.sub("X", re.sub(r"\d+", "9", re.sub(r"[A-Za-z]+", "A", value)))
+
+
+_MIXED = re.compile(r"(?<![A9])[A9]*(?:A9A|9A9)[A9]*")  # a run that turns between letters and digits twice or more
 
 
 def shape_fits(value: str, shape: Shape) -> bool:

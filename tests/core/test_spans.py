@@ -34,7 +34,9 @@ def spans(text: str) -> list[tuple[str, object, object]]:
     ("20000 港币", [("amount", 20000, "HKD")]),
     ("开3盒,吃5天,5号窗口", [("number", 3, "盒"), ("number", 5, "天"), ("number", 5, "号")]),
     ("请半天,一天半,三天,两万", [("number", 0.5, "天"), ("number", 1.5, "天"), ("number", 3, "天"),
-                           ("number", 20000, None)]),
+                           ("amount", 20000, None)]),  # 两万 is an amount, as 50万 is
+    ("发两百美元的额度,基数一万二", [("amount", 200, "USD"), ("amount", 12000, None)]),
+    ("试用期延长一个月,请一天假,最后一天,第一天", [("number", 1, "月"), ("number", 1, "天")]),  # which day is no count
     ("给商品123456下一单", [("number", 123456, None), ("id", "123456", None)]),  # 一单 is no number
     ("due 15 March 2025", [("date", "2025-03-15", None)]),
     ("on 2024/11/28 or 12月1号", [("date", "2024-11-28", None), ("date", f"{TODAY.year}-12-01", None)]),
