@@ -1,6 +1,8 @@
 """Generality: the rule planner on packs it was not written next to. Prints a table; not a test.
 
-    python benchmarks/bench_generality.py [PACK_DIR ...] [--failures] [--json OUT]
+    python benchmarks/bench_generality.py [PACK_DIR ...] [--failures | --unsafe] [--json OUT]
+
+`--unsafe` prints only the unsafe cases: all a sealed pack (scored, never read) may show.
 
 Default packs: every blind pack in benchmarks/generality/ (written from docs/knowledge-format.md
 alone by sessions that never saw the planner; their scores before any change made with them in view

@@ -89,6 +89,7 @@ class Candidate:
     lookups_dropped: bool = False  # a recipe whose plan dropped steps for values the request carries, all reads
     carried: bool = False  # a recipe whose producing steps were dropped: the thing they make exists already
     asks: bool = False  # the request is put as a question ("?", 吗, 有没有...)
+    inquires: bool = False  # ... one that asks for information ("what's …?", 批了没), not "can we …?"
     assignment: Assignment | None = None
     plan: Plan | None = None
     score: float = 0.0
@@ -375,7 +376,7 @@ def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decisi
         return Decision("plan", best)  # it asks which existing thing is meant: nothing is written
     if best.writes and not best.named and _runs_unasked(best):
         return _unsaid_change(best, [c for c in ranked if c is not best and c.score >= ASK_MIN])
-    if best.cov < COV_MIN and not best.named:
+    if best.cov < COV_MIN and not best.strong:
         return Decision("no_match", None, reason=f"the request is mostly unexplained (coverage {best.cov:.2f})")
     if not best.writes and best.intent < 0 and not best.strong:
         # the request asks for a change ("个税申报提交了", "余额清零") and only a read is near: showing
@@ -401,7 +402,8 @@ def _judge(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str
         pinned = best.pinned and all(best.score - c.score >= PINNED_MARGIN for c in rivals)
         if best.writes and not best.strong and best.mass < WRITE_MASS and not pinned:
             return _unsaid_change(best, rivals)
-        if best.writes and best.asks and best.intent < 0 and not best.strong:  # "INV-7 paid yet?" is not "pay INV-7"
+        # "INV-7 paid yet?" is not "pay INV-7"; "what's our churn rate?" is no request to churn an account
+        if best.writes and best.asks and best.intent < 0 and not (best.named if best.inquires else best.strong):
             return Decision("ask", best, [best, *rivals[:2]], reason="the request asks a question; this would change data")
         if best.writes and best.ignores:
             if _about_something_else(best, ranked):

@@ -26,6 +26,7 @@ from core.pack_regex import finditer as pack_finditer
 from core.planning.lexicon import is_stopword, name_words, stem, tokens
 from core.planning.names import looks_like_name, person_names, takes_person
 from core.planning.spans import Span
+from core.planning.text import cn_number
 from core.planning.typed import MISSING, explain, is_typed, validate
 from core.planning.vocabulary import Vocabulary, candidate_key, id_prefix, signature, without_examples
 
@@ -445,7 +446,8 @@ class Extractor:
         out: list[Found] = []
         shapes = [self.voc.shapes[k] for k in keys if k in self.voc.shapes]
         implied = [_implied(p) for _, p in slot.params]
-        for span in spans:
+        counts = [c for s in spans if (c := _days_from_now(s)) is not None]
+        for span in [*spans, *counts]:
             best = max((self._affinity(span, p, shapes) for p in implied), default=0.0)
             named = any(_kind_fits(span, p) and _named_before(text, span.start, p) for _, p in slot.params)
             if best <= 0 and not named:
@@ -545,6 +547,25 @@ _UNIT_WORDS: dict[str, tuple[str, ...]] = {
     "months": ("month",), "month": ("month",), "月": ("month",), "years": ("year",), "year": ("year",), "年": ("year",),
     "%": ("percent", "比例", "ratio", "rate"), "percent": ("percent", "%", "比例", "ratio", "rate"),
     "pct": ("percent", "%", "比例", "ratio", "rate")}
+
+
+_IN_DAYS = re.compile(r"(?i)in\s+(\d+|a|one|two|three|four|five|six|seven)\s+(day|week)s?|"
+                      r"(\d+|[一二两三四五六七八九十]+)\s*(天|周)(?:后|之后|以后)")
+
+
+def _days_from_now(span: Span) -> Span | None:
+    """"in 60 days", "30天后": a date that is also how many days from now (for expires_in_days)."""
+    m = _IN_DAYS.fullmatch(span.text) if span.kind == "date" else None
+    if m is None:
+        return None
+    n, unit = (m[1], m[2]) if m[1] else (m[3], m[4])
+    count = int(n) if n.isdigit() else cn_number(n) if not n.isascii() else _EN_COUNTS[n.lower()]
+    if count is None:
+        return None
+    return Span(span.start, span.end, span.text, "number", count * (7 if unit in ("week", "周") else 1), "days")
+
+
+_EN_COUNTS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
 
 
 def _as_fraction(span: Span, params: list[ParamSpec]) -> Any:

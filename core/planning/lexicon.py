@@ -175,6 +175,16 @@ def is_question(text: str) -> bool:
         or "是否" in text
 
 
+_INQUIRY = re.compile(r"^\s*(?:what|what's|whats|how|which|when|who|whose|why|where|is|are|was|were|does|do|did|has|have)\b|"
+                      r"什么|多少|几[个天次笔号]?|哪|是否|(?:吗|呢|没|没有)[?？]?\s*$", re.I)
+
+
+def inquires(text: str) -> bool:
+    """A question that asks for information ("what's our churn rate?", "批了没"), not a request put
+    as a question ("can we shift 40 units…?")."""
+    return is_question(text) and bool(_INQUIRY.search(text))
+
+
 def whole_word(token: str) -> bool:
     """A token that is a word on its own: an English stem, or Chinese of two characters or more (a
     single character is a piece of many words)."""

@@ -36,6 +36,7 @@ from core.planning.lexicon import (
     REFUSALS,
     definite_things,
     destructive,
+    inquires,
     intent,
     is_question,
     modifiers,
@@ -178,6 +179,7 @@ class RulePlanner:
         destroys = destructive(plain_text)
         actions = named_actions(plain_text)
         asks = is_question(text)
+        inquiry = inquires(text)
         stems = self.voc.lexicon.stems(masked)
         stem_set = set(stems)
         memo: dict[object, object] = {}  # slot candidates, shared by the candidates of this request
@@ -209,6 +211,7 @@ class RulePlanner:
             if any(self.voc.lexicon.knows(key, w) for w in REFUSALS):  # one word of refusing is enough
                 c.destroys = [w for w in c.destroys if w not in REFUSALS]
             c.asks = asks
+            c.inquires = inquiry
             c.rank = rank.get(key, 0.0)
             used = [(f.start, f.end) for f in assignment.values.values()]
             explained = sum(any(s < e2 and s2 < e for s2, e2 in used) for s, e in units)
