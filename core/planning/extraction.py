@@ -25,7 +25,7 @@ from core.models import ParamSpec, RuleSpec, ToolSpec
 from core.pack_regex import finditer as pack_finditer
 from core.planning.lexicon import is_stopword, name_words, stem, tokens
 from core.planning.names import looks_like_name, person_names, takes_person
-from core.planning.spans import Span
+from core.planning.spans import EN_NUMBER_WORDS, Span
 from core.planning.text import cn_number
 from core.planning.typed import MISSING, explain, is_typed, validate
 from core.planning.vocabulary import Vocabulary, candidate_key, id_prefix, signature, without_examples
@@ -559,17 +559,14 @@ def _days_from_now(span: Span) -> Span | None:
     if m is None:
         return None
     n, unit = (m[1], m[2]) if m[1] else (m[3], m[4])
-    count = int(n) if n.isdigit() else cn_number(n) if not n.isascii() else _EN_COUNTS[n.lower()]
+    count = int(n) if n.isdigit() else cn_number(n) if not n.isascii() else EN_NUMBER_WORDS[n.lower()]
     if count is None:
         return None
     return Span(span.start, span.end, span.text, "number", count * (7 if unit in ("week", "周") else 1), "days")
 
 
-_EN_COUNTS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
-
-
 def _as_fraction(span: Span, params: list[ParamSpec]) -> Any:
-    """"12%" for a parameter that takes a fraction (its range or examples say 0.12) is 0.12."""
+    """"12%" for a parameter that takes a fraction (its range refuses 12 and takes 0.12) is 0.12."""
     if span.unit not in ("%", "percent", "pct") or not isinstance(span.value, int | float):
         return span.value
     fraction = round(span.value / 100, 10)

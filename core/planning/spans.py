@@ -91,7 +91,7 @@ NUMBER = re.compile(  # not inside an id: SKU-88121 and 1Z4F8 are ids, 12kg and 
     rf"(?<![A-Za-z0-9_.-])({_NUM})(?:\s*({_UNIT}){_E}|\s*({_CN_UNIT})"
     rf"|(?![A-Za-z0-9_]|\.\d))|([一二两三四五六七八九十百千万零]+)\s*({_CN_UNIT})?", re.IGNORECASE)
 ID = re.compile(_B + r"[A-Za-z0-9]+(?:[-_./#][A-Za-z0-9]+)*" + _E)  # kept only when it holds a digit
-_EN_NUMBER_WORDS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
+EN_NUMBER_WORDS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
 
 
 def _number(text: str) -> int | float:
@@ -129,7 +129,7 @@ def _en_relative(m: re.Match[str], today: date) -> date | None:
             return _next_weekday(today, wd, week_offset=1)
         return _next_weekday(today, wd, week_offset=None)
     if n:
-        count = int(n) if n.isdigit() else _EN_NUMBER_WORDS[n.lower()]
+        count = int(n) if n.isdigit() else EN_NUMBER_WORDS[n.lower()]
         return today + timedelta(days=count * (7 if per.lower().startswith("week") else 1))
     if next_week:
         return _next_weekday(today, 0, week_offset=1)
