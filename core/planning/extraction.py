@@ -344,6 +344,7 @@ class Extractor:
         if any(p.enum is not None or p.type == "boolean" for _, p in slot.params):
             return []
         digits = any(self.voc.shapes.get(k) is not None and self.voc.shapes[k].digits for k in keys)
+        shapes = [self.voc.shapes[k] for k in keys if k in self.voc.shapes]
         person = any(takes_person(p.name, p.description) for _, p in slot.params)
         out: list[Found] = []
         for key in keys:
@@ -363,6 +364,8 @@ class Extractor:
                     continue
                 if self.voc.is_own_word(raw) or (digits and not any(c.isdigit() for c in raw)):
                     continue
+                if _other_kind(raw, shapes):
+                    continue  # "invoice INV-2024-0031" where the examples' invoices are in_1PqR8sK2
                 if _CJK_RUN.fullmatch(raw) and (self._pack_word_edge(raw) or
                                                 (person and not looks_like_name(raw, said_as_name=True))):
                     continue  # "入职研发" is the pack's words, not a new hire's name
@@ -448,6 +451,8 @@ class Extractor:
         implied = [_implied(p) for _, p in slot.params]
         counts = [c for s in spans if (c := _days_from_now(s)) is not None]
         for span in [*spans, *counts]:
+            if span.kind == "id" and _other_kind(span.text, shapes):
+                continue  # another kind of id than the examples', however it is introduced ("invoice INV-…")
             best = max((self._affinity(span, p, shapes) for p in implied), default=0.0)
             named = any(_kind_fits(span, p) and _named_before(text, span.start, p) for _, p in slot.params)
             if best <= 0 and not named:
@@ -563,6 +568,16 @@ def _days_from_now(span: Span) -> Span | None:
     if count is None:
         return None
     return Span(span.start, span.end, span.text, "number", count * (7 if unit in ("week", "周") else 1), "days")
+
+
+def _other_kind(value: str, shapes: list[Any]) -> bool:
+    """An id unlike every example's in both its letters and its outline (INV-2024-0031 where they are
+    in_1PqR8sK2); a plate KX21 where the example's is LD70 XRT differs in its letters only."""
+    lead = id_prefix(value)
+    prefixes = frozenset().union(*(s.prefixes for s in shapes))
+    shape = signature(value)  # (of a value of several words, "LD70 XRT", its first word's)
+    return lead is not None and bool(prefixes) and lead not in prefixes and \
+        not any(shape in (sig, sig.split(" ")[0]) for s in shapes for sig in s.signatures)
 
 
 def _as_fraction(span: Span, params: list[ParamSpec]) -> Any:

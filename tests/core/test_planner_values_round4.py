@@ -202,3 +202,10 @@ def test_a_credit_in_chinese_numerals_and_dollars_is_its_amount(ids: RulePlanner
 def test_random_ids_of_the_examples_kind_are_taken_whatever_their_letters(ids: RulePlanner) -> None:
     """in_3KdP0w9Z looks like the example's in_1PqR8sK2 (a prefix and a random tail): the invoice."""
     assert args(plan(ids, "mark the payment on in_3KdP0w9Z as failed")) == {"invoice_id": "in_3KdP0w9Z"}
+
+
+def test_an_id_of_another_kind_is_not_the_parameters_however_it_is_introduced(ids: RulePlanner) -> None:
+    """"invoice INV-2024-0031" names an invoice, but the knowledge's invoices look like in_1PqR8sK2: it
+    is not this tool's invoice (it failed the payment of "INV-2024-0031" before)."""
+    p = plan(ids, "fail the payment on invoice INV-2024-0031")
+    assert not (p.status == "planned" and p.steps), p
