@@ -316,17 +316,20 @@ class Extractor:
         for rank, h in enumerate(hits):
             out.append(Found(h.payload, h.start, h.end, "enum", ENUM - 0.01 * rank))
         if param.type == "boolean":
-            said = self._boolean(text, param)
+            said = self._boolean(text, param, tool.tool_name)
             if said is not None:
                 out.append(said)
         return out
 
-    def _boolean(self, text: str, param: ParamSpec) -> Found | None:
+    def _boolean(self, text: str, param: ParamSpec, tool: str) -> Found | None:
         """A yes/no said in words: the parameter's own words (its description without 是否/whether),
-        negated by a nearby 不/没/no/not/without."""
+        negated by a nearby 不/没/no/not/without — never the tool's own words ("cancel sub_1" says
+        what to do, not at_period_end, whose description reads "true = cancel when the period ends")."""
         core = _BOOL_STRIP.sub("", param.description or "").strip()
         keys = [k for k in tokens(core) if len(k) > 1] if core else []
         keys += [w for w in tokens(name_words(param.name)) if w not in ("is", "us", "has")]
+        own = set(tokens(name_words(tool)))
+        keys = [k for k in keys if k not in own]
         lowered = text.lower()
         for key in sorted(set(keys), key=lambda k: (-len(k), k)):  # a fixed order: sets iterate by hash
             at = lowered.find(key) if not key.isascii() else _word_at(lowered, key)
@@ -345,6 +348,7 @@ class Extractor:
             return []
         digits = any(self.voc.shapes.get(k) is not None and self.voc.shapes[k].digits for k in keys)
         shapes = [self.voc.shapes[k] for k in keys if k in self.voc.shapes]
+        numeric = any("9" in s.signatures for s in shapes)
         person = any(takes_person(p.name, p.description) for _, p in slot.params)
         out: list[Found] = []
         for key in keys:
@@ -354,8 +358,11 @@ class Extractor:
                     continue
                 raw, start, end = m.group(1), m.start(1), m.end(1)
                 inside = next((s for s in spans if _strictly_inside(start, end, s)
-                               and s.kind in ("email", "url", "id", "date", "amount", "quoted")), None)
-                if inside is not None:  # a piece of a typed value ("qa" of qa@corp.io, "Acme" of "Acme Labs")
+                               and (s.kind in ("email", "url", "id", "date", "amount", "quoted")
+                                    or (s.kind == "number" and s.unit is not None and not numeric))), None)
+                # a piece of a typed value ("qa" of qa@corp.io, "Acme" of "Acme Labs"; 30 of "30%" where the
+                # examples' values are no numbers — "15230" of "15230 km" is the mileage they taught)
+                if inside is not None:
                     continue
                 held = next((s for s in spans if start <= s.start and s.end <= end and (s.start, s.end) != (start, end)
                              and s.kind in ("email", "url", "id", "date", "month", "amount")), None)
@@ -450,7 +457,8 @@ class Extractor:
         shapes = [self.voc.shapes[k] for k in keys if k in self.voc.shapes]
         implied = [_implied(p) for _, p in slot.params]
         counts = [c for s in spans if (c := _days_from_now(s)) is not None]
-        for span in [*spans, *counts]:
+        whole = _dates_with_times(text, spans) if any(_takes_a_time(p) for p in implied) else []
+        for span in [*spans, *counts, *whole]:
             if span.kind == "id" and _other_kind(span.text, shapes):
                 continue  # another kind of id than the examples', however it is introduced ("invoice INV-…")
             best = max((self._affinity(span, p, shapes) for p in implied), default=0.0)
@@ -463,6 +471,8 @@ class Extractor:
             how = f"span:{span.kind}"
             if named:
                 best, how = max(best, CONTEXT), "named"  # "quantity 0", "数量为2": said for this parameter
+            if span in whole:
+                best += 0.05  # "tomorrow 3pm" says more of this value than "tomorrow" does
             out.append(Found(_as_fraction(span, implied), span.start, span.end, how, best))
         return out
 
@@ -568,6 +578,26 @@ def _days_from_now(span: Span) -> Span | None:
     if count is None:
         return None
     return Span(span.start, span.end, span.text, "number", count * (7 if unit in ("week", "周") else 1), "days")
+
+
+_WITH_TIME = re.compile(r"\d{1,2}:\d{2}|hh:mm|date-?time|datetime|时间|时刻", re.I)
+_BETWEEN_DATE_AND_TIME = re.compile(r"\s*(?:at|@|,|，)?\s*(?:上午|下午|晚上|早上|中午)?\s*", re.I)
+
+
+def _takes_a_time(param: ParamSpec) -> bool:
+    """A string parameter whose description or format says it holds a date with its time."""
+    extra = param.model_extra or {}
+    return param.type == "string" and (extra.get("format") == "date-time" or bool(
+        _WITH_TIME.search(param.description or "") and re.search(r"\d{4}-\d{2}-\d{2}|date|日期|如", param.description or "")))
+
+
+def _dates_with_times(text: str, spans: list[Span]) -> list[Span]:
+    """A date and the time right after it ("tomorrow 3pm", "明天 15:00", "2024-06-26 10:30") as one value."""
+    out = []
+    for d, t in zip(spans, spans[1:], strict=False):
+        if d.kind == "date" and t.kind == "time" and _BETWEEN_DATE_AND_TIME.fullmatch(text[d.end:t.start]):
+            out.append(Span(d.start, t.end, text[d.start:t.end], "date", f"{d.value} {t.value}", None))
+    return out
 
 
 def _other_kind(value: str, shapes: list[Any]) -> bool:

@@ -14,6 +14,7 @@ import pytest
 from core.knowledge import load_knowledge
 from core.models import Plan, Request
 from core.planning import RulePlanner
+from core.planning.extraction import tool_slots
 from tests.conftest import write_pack
 
 STAFF = "{name: employee_id, type: string, required: true, description: 工号, patterns: ['\\b(E\\d{6})\\b']}"
@@ -68,6 +69,14 @@ HRDESK = {
           examples:
             - {{user_query: 给E100234开通企业邮箱, extracted_params: {{employee_id: E100234}}}}
           call: {{http: {{method: POST, path: /mailboxes}}}}
+        - tool_name: schedule_interview
+          description: 给候选人安排一轮面试(interview)
+          parameters:
+            - {{name: candidate_id, type: string, required: true, description: 候选人编号, patterns: ['\\b(C\\d{{8}})\\b']}}
+            - {{name: interview_time, type: string, required: false, description: 面试时间，如 2026-05-20 15:00}}
+          examples:
+            - {{user_query: C20260412 约个面试, extracted_params: {{candidate_id: C20260412}}}}
+          call: {{http: {{method: POST, path: /interviews}}}}
         - tool_name: approve_overtime
           description: 审批通过一张加班单
           parameters:
@@ -110,6 +119,32 @@ IDDESK = {
           examples:
             - {{user_query: fail the payment on invoice in_1PqR8sK2, extracted_params: {{invoice_id: in_1PqR8sK2}}}}
           call: {{http: {{method: POST, path: /payments/fail}}}}
+        - tool_name: cancel_subscription
+          description: Cancel a subscription
+          parameters:
+            - {{name: subscription_id, type: string, required: true, description: Subscription id (sub_...)}}
+            - {{name: cancel_reason, type: string, required: true, enum: [too_expensive, not_using, other]}}
+            - {{name: at_period_end, type: boolean, required: false, default: true,
+               description: "true = cancel when the paid period ends; false = cancel immediately"}}
+          examples:
+            - {{user_query: cancel sub_9KdP2mQa because it is too expensive,
+               extracted_params: {{subscription_id: sub_9KdP2mQa, cancel_reason: too_expensive}}}}
+          call: {{http: {{method: POST, path: /subscriptions/cancel}}}}
+        - tool_name: reactivate_subscription
+          description: Reactivate a canceled subscription
+          parameters:
+            - {{name: subscription_id, type: string, required: true, description: Subscription id (sub_...)}}
+          examples:
+            - {{user_query: bring sub_9KdP2mQa back, extracted_params: {{subscription_id: sub_9KdP2mQa}}}}
+          call: {{http: {{method: POST, path: /subscriptions/reactivate}}}}
+        - tool_name: apply_coupon
+          description: Apply a coupon to a subscription
+          parameters:
+            - {{name: subscription_id, type: string, required: true, description: Subscription id (sub_...)}}
+            - {{name: coupon_code, type: string, required: true, description: Coupon code}}
+          examples:
+            - {{user_query: apply SPRING25 to sub_9KdP2mQa, extracted_params: {{subscription_id: sub_9KdP2mQa, coupon_code: SPRING25}}}}
+          call: {{http: {{method: POST, path: /coupons/apply}}}}
         - tool_name: assign_license
           description: Give a user a seat (license)
           parameters:
@@ -209,3 +244,24 @@ def test_an_id_of_another_kind_is_not_the_parameters_however_it_is_introduced(id
     is not this tool's invoice (it failed the payment of "INV-2024-0031" before)."""
     p = plan(ids, "fail the payment on invoice INV-2024-0031")
     assert not (p.status == "planned" and p.steps), p
+
+
+def test_a_date_and_the_time_after_it_are_one_value_for_a_date_time_parameter(hr: RulePlanner) -> None:
+    """"明天 15:00" (or "tomorrow 3pm") for a parameter described "面试时间,如 2026-05-20 15:00" is
+    2026-11-27 15:00 — not the date alone with the time left unused (which asked instead)."""
+    assert args(plan(hr, "C20260412 约个面试,时间明天 15:00"))["interview_time"] == "2026-11-27 15:00"
+
+
+def test_a_yes_no_parameter_never_takes_the_tools_own_verb(ids: RulePlanner) -> None:
+    """"cancel sub_1": at_period_end's description reads "true = cancel when…", yet the request's
+    "cancel" says what to do — the cancel tool, asking for its reason (it was a rival's win before)."""
+    p = plan(ids, "cancel sub_9HcT4mWa")
+    assert (p.status, p.tool, p.missing) == ("needs_input", "cancel_subscription", ["cancel_reason"]), p
+
+
+def test_a_number_with_a_unit_is_not_cut_into_an_id(ids: RulePlanner) -> None:
+    """"to 30% off": the example taught "to <subscription>", but 30 is a piece of 30%, not a subscription."""
+    text = "change the SPRING25 coupon to 30% off for everyone"
+    slot = next(s for s in tool_slots(ids.kn.tools["apply_coupon"]) if s.name == "subscription_id")
+    offered = ids.extractor.offers(text, ids.voc.spans(text, date(2026, 11, 26)), slot)
+    assert "30" not in [f.value for f in offered], offered
