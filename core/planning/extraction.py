@@ -580,15 +580,16 @@ def _days_from_now(span: Span) -> Span | None:
     return Span(span.start, span.end, span.text, "number", count * (7 if unit in ("week", "周") else 1), "days")
 
 
-_WITH_TIME = re.compile(r"\d{1,2}:\d{2}|hh:mm|date-?time|datetime|时间|时刻", re.I)
+_CLOCK = re.compile(r"\d{1,2}:\d{2}|hh:mm|date-?time", re.I)
 _BETWEEN_DATE_AND_TIME = re.compile(r"\s*(?:at|@|,|，)?\s*(?:上午|下午|晚上|早上|中午)?\s*", re.I)
 
 
 def _takes_a_time(param: ParamSpec) -> bool:
-    """A string parameter whose description or format says it holds a date with its time."""
-    extra = param.model_extra or {}
+    """A string parameter that holds a date with its time: its format says so, or its description
+    shows a date and a clock ("面试时间,如 2026-05-20 15:00", "YYYY-MM-DD HH:MM")."""
+    extra, words = param.model_extra or {}, param.description or ""
     return param.type == "string" and (extra.get("format") == "date-time" or bool(
-        _WITH_TIME.search(param.description or "") and re.search(r"\d{4}-\d{2}-\d{2}|date|日期|如", param.description or "")))
+        _CLOCK.search(words) and re.search(r"\d{4}-\d{2}-\d{2}|yyyy-mm-dd", words, re.I)))
 
 
 def _dates_with_times(text: str, spans: list[Span]) -> list[Span]:
