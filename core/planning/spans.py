@@ -276,6 +276,7 @@ def _amounts(text: str) -> list[Span]:
     return out
 
 
+SAID_AS_VALUE = re.compile(r"(?<=[为是:：=])\s*([一二两三四五六七八九十]+)(?![\u4e00-\u9fff])")
 THOUSANDS = re.compile(rf"(?<![A-Za-z0-9_.-])(\d+(?:\.\d+)?)[kK](?:\s*({_UNIT}))?(?![A-Za-z0-9_])", re.IGNORECASE)
 
 
@@ -296,6 +297,9 @@ def _numbers(text: str) -> list[Span]:
                 cn != "一" or (cn_unit in _SPANS_OF_TIME and text[m.start() - 1:m.start()] not in _ORDINAL_BEFORE)):
             # 三天, 两万, 一个月 ("一单" is how Chinese says "an order"; a lone 一 or 万一 is no number)
             out.append(Span(m.start(), m.end(), m[0], "number", n, cn_unit))
+    for m in SAID_AS_VALUE.finditer(text):  # "数量为三": a bare numeral said as a value is a number
+        if (n := cn_number(m[1])) is not None and not any(s.start <= m.start(1) < s.end for s in out):
+            out.append(Span(m.start(1), m.end(1), m[1], "number", n, None))
     for m in HALF.finditer(text):  # 半天 = 0.5 days, 一天半 = 1.5
         whole = 0 if m[3] else (int(m[1]) if m[1].isdigit() else cn_number(m[1]) or 0)
         unit = m[2] or m[3]

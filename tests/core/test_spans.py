@@ -37,6 +37,7 @@ def spans(text: str) -> list[tuple[str, object, object]]:
                            ("amount", 20000, None)]),  # 两万 is an amount, as 50万 is
     ("发两百美元的额度,基数一万二", [("amount", 200, "USD"), ("amount", 12000, None)]),
     ("试用期延长一个月,请一天假,最后一天,第一天", [("number", 1, "月"), ("number", 1, "天")]),  # which day is no count
+    ("数量为三,天数是两,为一下", [("number", 3, None), ("number", 2, None)]),  # a bare numeral said as the value
     ("给商品123456下一单", [("number", 123456, None), ("id", "123456", None)]),  # 一单 is no number
     ("due 15 March 2025", [("date", "2025-03-15", None)]),
     ("on 2024/11/28 or 12月1号", [("date", "2024-11-28", None), ("date", f"{TODAY.year}-12-01", None)]),
