@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import textwrap
 from collections.abc import Callable, Iterator
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ os.environ.setdefault("LANCE_LOG", "error")
 
 from core.assistant import Assistant  # noqa: E402
 from core.knowledge import Knowledge, load_knowledge  # noqa: E402
+from core.planning import RulePlanner  # noqa: E402
 from core.settings import BUNDLED_KNOWLEDGE, Settings  # noqa: E402
 from sandbox.server import BackgroundServer  # noqa: E402
 from tests.fixtures import postgres  # noqa: E402
@@ -82,3 +84,8 @@ def write_pack(root: Path, files: dict[str, str]) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
     return root
+
+
+def rule_planner(root: Path, files: dict[str, str]) -> RulePlanner:
+    """A rule planner over a small pack written for a test, on a fixed day (2026-11-26)."""
+    return RulePlanner(load_knowledge([write_pack(root, files)]), today=lambda: date(2026, 11, 26))

@@ -346,7 +346,7 @@ class Extractor:
         """Free text where the examples put this value ("李娜" before "还剩"), never pack words."""
         if any(p.enum is not None or p.type == "boolean" for _, p in slot.params):
             return []
-        digits = any(self.voc.shapes.get(k) is not None and self.voc.shapes[k].digits for k in keys)
+        digits = self._holds_digits(keys)
         shapes = [self.voc.shapes[k] for k in keys if k in self.voc.shapes]
         numeric = any("9" in s.signatures for s in shapes)
         person = any(takes_person(p.name, p.description) for _, p in slot.params)
@@ -397,6 +397,10 @@ class Extractor:
         score = CONTEXT if len({text[a:b] for a, b in found}) == 1 else HINTED
         return [Found(text[a:b], a, b, "known", score) for a, b in sorted(found)]
 
+    def _holds_digits(self, keys: list[tuple[str, str]]) -> bool:
+        """Whether the examples' values for these (owner, name) keys hold digits (ids do; names do not)."""
+        return any(self.voc.shapes.get(k) is not None and self.voc.shapes[k].digits for k in keys)
+
     def _labelled(self, text: str, spans: list[Span], slot: Slot) -> list[Found]:
         """A free-text code said right after the parameter's own name ("前缀 wanglei", "prefix
         wanglei", "tag: beta-2"): the request names what it is."""
@@ -404,8 +408,7 @@ class Extractor:
         if not params or not all(p.type == "string" and p.enum is None and not is_typed(p)
                                  and not takes_person(p.name, p.description) for p in params):
             return []
-        keys = [(t.tool_name, p.name) for t, p in slot.params]
-        digits = any(self.voc.shapes.get(k) is not None and self.voc.shapes[k].digits for k in keys)
+        digits = self._holds_digits([(t.tool_name, p.name) for t, p in slot.params])
         out: list[Found] = []
         for m in _LABELLED.finditer(text):
             raw, start, end = m.group(1), m.start(1), m.end(1)

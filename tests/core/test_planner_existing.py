@@ -21,7 +21,7 @@ from core.planning.names import person_names
 from core.planning.text import separable_pattern
 from core.planning.typed import MISSING, captured_part, explain, validate
 from core.settings import BUNDLED_KNOWLEDGE, Settings
-from tests.conftest import write_pack
+from tests.conftest import rule_planner, write_pack
 
 TRIP_ID = "{name: trip_id, type: string, required: true, description: trip id, patterns: ['\\b(TR-\\d{4,})\\b']}"
 
@@ -214,14 +214,12 @@ DESK = {
 
 @pytest.fixture(scope="module")
 def fleet(tmp_path_factory: pytest.TempPathFactory) -> RulePlanner:
-    kn = load_knowledge([write_pack(tmp_path_factory.mktemp("k") / "fleet", FLEET)])
-    return RulePlanner(kn, today=lambda: date(2026, 11, 26))
+    return rule_planner(tmp_path_factory.mktemp("k") / "fleet", FLEET)
 
 
 @pytest.fixture(scope="module")
 def desk(tmp_path_factory: pytest.TempPathFactory) -> RulePlanner:
-    kn = load_knowledge([write_pack(tmp_path_factory.mktemp("k") / "desk", DESK)])
-    return RulePlanner(kn, today=lambda: date(2026, 11, 26))
+    return rule_planner(tmp_path_factory.mktemp("k") / "desk", DESK)
 
 
 def plan(planner: RulePlanner, text: str) -> Plan:

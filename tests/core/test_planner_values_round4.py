@@ -11,11 +11,10 @@ from datetime import date
 
 import pytest
 
-from core.knowledge import load_knowledge
 from core.models import Plan, Request
 from core.planning import RulePlanner
 from core.planning.extraction import tool_slots
-from tests.conftest import write_pack
+from tests.conftest import rule_planner
 
 STAFF = "{name: employee_id, type: string, required: true, description: 工号, patterns: ['\\b(E\\d{6})\\b']}"
 TENANT = "{name: tenant_id, type: string, required: true, description: tenant id, patterns: ['\\b(tn_[a-z0-9]{4,})\\b']}"
@@ -158,14 +157,12 @@ IDDESK = {
 
 @pytest.fixture(scope="module")
 def hr(tmp_path_factory: pytest.TempPathFactory) -> RulePlanner:
-    kn = load_knowledge([write_pack(tmp_path_factory.mktemp("k") / "hrdesk", HRDESK)])
-    return RulePlanner(kn, today=lambda: date(2026, 11, 26))
+    return rule_planner(tmp_path_factory.mktemp("k") / "hrdesk", HRDESK)
 
 
 @pytest.fixture(scope="module")
 def ids(tmp_path_factory: pytest.TempPathFactory) -> RulePlanner:
-    kn = load_knowledge([write_pack(tmp_path_factory.mktemp("k") / "iddesk", IDDESK)])
-    return RulePlanner(kn, today=lambda: date(2026, 11, 26))
+    return rule_planner(tmp_path_factory.mktemp("k") / "iddesk", IDDESK)
 
 
 def plan(planner: RulePlanner, text: str) -> Plan:
