@@ -254,6 +254,17 @@ def fitter(best: Candidate, ranked: list[Candidate]) -> Candidate:
                key=lambda c: (c.fit, c.score), default=best)
 
 
+def explaining(best: Candidate, ranked: list[Candidate]) -> Candidate:
+    """Of two candidates that score close, the one that explains every word of the request when the
+    best leaves a good part of it unexplained: "手机号13812345678的刘洋，约个HR面" is the interview
+    (it knows 约 and 面), not the new-candidate tool that takes the same name and phone."""
+    if best.strong or best.cov >= 0.99:
+        return best
+    return next((c for c in ranked if best.score - c.score < CLOSE and c.cov >= 0.99 and best.cov < c.cov - UNEXPLAINED
+                 and c.writes == best.writes and c.fill >= best.fill and len(c.ignores) <= len(best.ignores)
+                 and clears_bar(c)), best)
+
+
 def _unasked_writes(rule: Candidate, tool: str) -> list[str]:
     """The recipe's other writes the request says nothing of beyond what this step knows: "给张伟开一份
     收入证明" is that certificate, not a visa pack that also issues an employment certificate."""
@@ -319,6 +330,19 @@ def existing(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[s
     return next((c for c in ranked if c.kind == "tool" and c.name in asked and c.score >= ASK_MIN), best)
 
 
+def corroborated(best: Candidate, rivals: list[Candidate]) -> bool:
+    """A write below the bar whose values speak for it: it takes several values the request states
+    (one in a shape its parameters declare), needs nothing more, leaves nothing said unused, asks for
+    a change with a telling word of its own, and every unrelated rival is far behind — "李娜下个月起去
+    市场部做品牌经理，工资涨到两万二" (a paraphrase no example is near, but department, position and
+    salary are all the transfer recipe's). One value (the thing's id) corroborates nothing: any
+    write on that thing would take it."""
+    taken = best.assignment.values if best.assignment else {}
+    return (best.writes and best.fill >= 1.0 and best.intent >= 0 and not best.asks and not best.ignores
+            and best.mass >= WRITE_MASS and len(taken) >= 2 and _stated(best) > 0
+            and all(best.score - c.score >= PINNED_MARGIN for c in rivals))
+
+
 def _stated(c: Candidate) -> int:
     """Values the request states in a shape the candidate's parameters declare (pattern, format)."""
     values = c.assignment.values.values() if c.assignment else []
@@ -370,7 +394,7 @@ def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decisi
         return Decision("no_match", None, reason=f"nothing here does {', '.join(words)}" if words else "no candidate")
     best = wanted_change(looked_up(least_action(unrun(ranked[0], ranked), ranked, steps_of), ranked), ranked)
     best = named_recipe(sufficient(fuller(best, ranked, steps_of), ranked, steps_of), ranked, steps_of)
-    best = without_lookup(covering(fitter(best, ranked), ranked, steps_of), ranked, steps_of)
+    best = without_lookup(covering(explaining(fitter(best, ranked), ranked), ranked, steps_of), ranked, steps_of)
     presumed, best = best, existing(best, ranked, steps_of)
     if best is not presumed and best.plan is not None and best.plan.missing:
         return Decision("plan", best)  # it asks which existing thing is meant: nothing is written
@@ -394,8 +418,9 @@ def _judge(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str
     # a rival the request's words oppose (a read, when they ask for a change) is no rival
     close = [c for c in rivals if best.score - c.score < CLOSE and not outvalued(best, c)
              and not (c.intent < 0 < best.intent and not c.strong)
-             and not (not c.writes and (unexplaining(best, c) or (c.ignores and not best.ignores and not c.strong)))]
-    # (a read that explains much less of the request, or would leave its values unused, is no rival)
+             and not unexplaining(best, c)
+             and not (not c.writes and c.ignores and not best.ignores and not c.strong)]
+    # (a candidate that explains much less of the request, or a read that would leave its values unused, is no rival)
     if clears_bar(best) or (best.strong and best.score >= ASK_MIN):
         if close and not best.strong:
             return Decision("ask", best, [best, *close[:2]], reason="two candidates are close")
@@ -414,6 +439,8 @@ def _judge(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str
     if best.score >= ASK_MIN and not best.writes and best.fill >= 1.0 and _stated(best) > 0 and \
             all(best.score - c.score >= PINNED_MARGIN for c in rivals):
         return Decision("plan", best)  # a look-up of the very thing the request names: reading is harmless
+    if best.score >= ASK_MIN and corroborated(best, rivals):
+        return Decision("plan", best)
     if best.score >= ASK_MIN:
         return Decision("ask", best, [best, *rivals[:2]], reason="plausible but weak evidence")
     return Decision("no_match", None, reason=f"weak evidence (score {best.score:.2f})")

@@ -86,7 +86,7 @@ def person_names(text: str, is_own_word: Callable[[str], bool],
         rest = text[at:at + 2]
         return (not rest or bool(_BREAK.match(rest[0])) or rest[0] in _AFTER or not _CJK.match(rest[0])
                 or text.startswith("一下", at + 1)  # 陈静退一下: the character before 一下 is a verb
-                or at in value_starts or rest.startswith(_TIME_WORDS)
+                or at in value_starts or text.startswith(_TIME_WORDS, at)
                 or (len(rest) == 2 and bool(_CJK.match(rest[1])) and is_own_word(rest)))
 
     taken_until = 0
