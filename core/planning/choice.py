@@ -90,6 +90,7 @@ class Candidate:
     carried: bool = False  # a recipe whose producing steps were dropped: the thing they make exists already
     asks: bool = False  # the request is put as a question ("?", 吗, 有没有...)
     inquires: bool = False  # ... one that asks for information ("what's …?", 批了没), not "can we …?"
+    fact: bool = False  # the request asks when, why or how long (什么时候, 为什么): only a read answers it
     assignment: Assignment | None = None
     plan: Plan | None = None
     score: float = 0.0
@@ -319,12 +320,13 @@ def existing(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[s
     if best.kind != "rule" or best.trigger >= 1.0 or best.state >= 1.0 or best.plan is None:
         return best
     ran = best.plan.running()
-    if not ran or ran[0].tool_name not in best.running_writes:
+    writes = [s.tool_name for s in ran if s.tool_name in best.running_writes]
+    if not writes:
         return best
-    first = ran[0].tool_name
+    first = writes[0]  # the first thing it makes (after any look-ups: "那张单子的发票贴上去" would make a claim)
     own = best.spoken.get(first, frozenset())
     others = frozenset().union(*(w for name, w in best.spoken.items() if name != first))
-    if not best.presumes and not (best.carried and not own - others):
+    if not best.presumes and not (best.carried and ran[0].tool_name == first and not own - others):
         return best
     asked = {name for name, words in best.spoken.items() if name != first and words - own}
     return next((c for c in ranked if c.kind == "tool" and c.name in asked and c.score >= ASK_MIN), best)
@@ -340,6 +342,7 @@ def corroborated(best: Candidate, rivals: list[Candidate]) -> bool:
     taken = best.assignment.values if best.assignment else {}
     return (best.writes and best.fill >= 1.0 and best.intent >= 0 and not best.asks and not best.ignores
             and best.mass >= WRITE_MASS and len(taken) >= 2 and _stated(best) > 0
+            and best.cov >= 0.5  # it explains most of the request ("帮我订一张明天去北京的机票": a trip's values, not booking)
             and all(best.score - c.score >= PINNED_MARGIN for c in rivals))
 
 
@@ -388,9 +391,12 @@ def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decisi
     """Plan the best, ask between close or weak ones, or say nothing fits."""
     for c in candidates:
         c.score = score(c)
-    ranked = sorted((c for c in candidates if not c.destroys and not c.unable), key=lambda c: -c.score)
+    ranked = sorted((c for c in candidates if not c.destroys and not c.unable and not (c.fact and c.writes)),
+                    key=lambda c: -c.score)
     if not ranked:
         words = sorted({w for c in candidates for w in c.destroys + c.unable})
+        if not words and any(c.fact for c in candidates):
+            return Decision("no_match", None, reason="the request asks when or why; nothing here reads that")
         return Decision("no_match", None, reason=f"nothing here does {', '.join(words)}" if words else "no candidate")
     best = wanted_change(looked_up(least_action(unrun(ranked[0], ranked), ranked, steps_of), ranked), ranked)
     best = named_recipe(sufficient(fuller(best, ranked, steps_of), ranked, steps_of), ranked, steps_of)
@@ -430,6 +436,10 @@ def _judge(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str
         # "INV-7 paid yet?" is not "pay INV-7"; "what's our churn rate?" is no request to churn an account
         if best.writes and best.asks and best.intent < 0 and not (best.named if best.inquires else best.strong):
             return Decision("ask", best, [best, *rivals[:2]], reason="the request asks a question; this would change data")
+        if best.kind == "tool" and best.writes and best.presumes and not best.named:
+            # "rotate the integration key on SVC-1": the key exists; a tool that makes one is not asked for
+            return Decision("ask", best, [best, *rivals[:2]],
+                            reason=f"the request speaks of an existing {best.presumes[0]}; this would make a new one")
         if best.writes and best.ignores:
             if _about_something_else(best, ranked):
                 return Decision("no_match", None, reason=f"nothing here takes {', '.join(best.ignores)}")

@@ -100,6 +100,16 @@ MAKE_CUES_ZH = ("造", "生成", "创建", "新建", "新增", "新的", "个新
                 "做一", "开一", "录入", "添加", "注册")
 
 
+_MAKER_VERBS = frozenset(stem(w) for w in "create new generate register make open provision issue".split())
+
+
+def made_by_name(name: str) -> frozenset[str]:
+    """What a tool says in its name that it makes: create_integration -> {integr}; set_status,
+    add_item_to_claim -> nothing (they change or add to something that exists)."""
+    words = [stem(w) for w in name_words(name).lower().split()]
+    return frozenset(words[1:]) if words and words[0] in _MAKER_VERBS else frozenset()
+
+
 def definite_things(text: str) -> list[str]:
     """Words for things the request speaks of as already existing ("the booking" -> book), unless it
     also asks to make something."""
@@ -107,7 +117,8 @@ def definite_things(text: str) -> list[str]:
     rest = _DEFINITE_EN.sub(" ", text)  # "the booking" names a thing; "book a car" makes one
     if {stem(w) for w in re.findall(r"[A-Za-z]+", rest)} & MAKE_CUES or any(c in text for c in MAKE_CUES_ZH):
         return []
-    out += [m.group(1) for m in _DEFINITE_ZH.finditer(text) if len(m.group(1)) == 2]
+    # (a noun with the suffix 子 is its first character: 那张单子 is that 单)
+    out += [w[0] if w.endswith("子") else w for m in _DEFINITE_ZH.finditer(text) if len(w := m.group(1)) == 2]
     return out
 
 
@@ -177,6 +188,16 @@ def is_question(text: str) -> bool:
 
 _INQUIRY = re.compile(r"^\s*(?:what|what's|whats|how|which|when|who|whose|why|where|is|are|was|were|does|do|did|has|have)\b|"
                       r"什么|多少|几[个天次笔号]?|哪|是否|(?:吗|呢|没|没有)[?？]?\s*$", re.I)
+
+
+# Questions that ask when, why or how long: information only a read can give ("王芳什么时候转正" is no
+# request to confirm her, "why was INV-7 charged twice?" none to charge it).
+_FACT_QUESTION = re.compile(r"什么时候|啥时候|几时|为什么|为啥|多久|多长时间|"
+                            r"^\s*(?:when|why|how\s+(?:long|come|many|much))\b", re.I)
+
+
+def asks_when_or_why(text: str) -> bool:
+    return bool(_FACT_QUESTION.search(text))
 
 
 def inquires(text: str) -> bool:

@@ -34,11 +34,13 @@ from core.planning.extraction import Assignment, Extractor, Found, Slot, rule_sl
 from core.planning.idioms import plain
 from core.planning.lexicon import (
     REFUSALS,
+    asks_when_or_why,
     definite_things,
     destructive,
     inquires,
     intent,
     is_question,
+    made_by_name,
     modifiers,
     name_words,
     named_actions,
@@ -180,6 +182,7 @@ class RulePlanner:
         actions = named_actions(plain_text)
         asks = is_question(text)
         inquiry = inquires(text)
+        fact = asks_when_or_why(text)
         stems = self.voc.lexicon.stems(masked)
         stem_set = set(stems)
         memo: dict[object, object] = {}  # slot candidates, shared by the candidates of this request
@@ -212,6 +215,7 @@ class RulePlanner:
                 c.destroys = [w for w in c.destroys if w not in REFUSALS]
             c.asks = asks
             c.inquires = inquiry
+            c.fact = fact
             c.rank = rank.get(key, 0.0)
             used = [(f.start, f.end) for f in assignment.values.values()]
             explained = sum(any(s < e2 and s2 < e for s2, e2 in used) for s, e in units)
@@ -240,8 +244,13 @@ class RulePlanner:
                 c.running_writes = frozenset(s.tool_name for s in ran if self._writes("tool", s.tool_name))
                 c.skipped_writes = frozenset(s.tool_name for s in c.plan.steps if self._writes("tool", s.tool_name)
                                              and s.tool_name not in c.running_writes)
-                if ran and ran[0].tool_name in c.running_writes:
-                    c.presumes = [w for w in things if knows(candidate_key("tool", ran[0].tool_name), w)]
+                # what its first write makes — or, after look-ups, what a tool named for making things makes
+                # ("帮我把那张单子的发票贴上去": checking the invoice, then creating a claim)
+                made = next((s.tool_name for s in ran if s.tool_name in c.running_writes), None)
+                if made is not None and (made == ran[0].tool_name or made_by_name(made)):
+                    c.presumes = [w for w in things if knows(candidate_key("tool", made), w)]
+            elif c.writes:  # a tool whose name says it makes the thing the request speaks of as existing
+                c.presumes = [w for w in things if w in made_by_name(name)]
             c.leaves = sum(not any(knows(key, t) for t in clause) for clause in clauses)
             dropped = [m[1] for n in c.plan.notes if (m := _DROPPED.match(n))]
             c.lookups_dropped = bool(dropped) and not any(self._writes("tool", t) for t in dropped)
