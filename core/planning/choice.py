@@ -328,7 +328,8 @@ def existing(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[s
     others = frozenset().union(*(w for name, w in best.spoken.items() if name != first))
     if not best.presumes and not (best.carried and ran[0].tool_name == first and not own - others):
         return best
-    asked = {name for name, words in best.spoken.items() if name != first and words - own}
+    before = {s.tool_name for s in ran[:[s.tool_name for s in ran].index(first)]}  # its look-ups: not what was asked
+    asked = {name for name, words in best.spoken.items() if name != first and name not in before and words - own}
     return next((c for c in ranked if c.kind == "tool" and c.name in asked and c.score >= ASK_MIN), best)
 
 
