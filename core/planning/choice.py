@@ -426,6 +426,10 @@ def _judge(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str
     close = [c for c in rivals if best.score - c.score < CLOSE and not outvalued(best, c)
              and not (c.intent < 0 < best.intent and not c.strong)
              and not unexplaining(best, c)
+             # (a recipe that would still ask for values to run writes the request says nothing of is no
+             # rival to one that has all it needs: "刘洋，约个HR面" is the interview, not the whole pipeline)
+             and not (c.kind == "rule" and best.fill >= 1.0 > c.fill and not c.strong
+                      and any(not c.spoken.get(w) for w in c.running_writes))
              and not (not c.writes and c.ignores and not best.ignores and not c.strong)]
     # (a candidate that explains much less of the request, or a read that would leave its values unused, is no rival)
     if clears_bar(best) or (best.strong and best.score >= ASK_MIN):

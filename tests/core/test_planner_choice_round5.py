@@ -105,6 +105,16 @@ def test_a_close_rival_that_leaves_much_of_the_request_unexplained_is_no_rival(r
     assert args(p, "set_loyalty_tier")["loyalty_tier"] == "silver"
 
 
+def test_a_recipe_that_would_ask_for_more_to_run_writes_nobody_named_is_no_rival(zhaopin: Assistant) -> None:
+    """"约个HR面" for a candidate given by phone and name: the interview recipe has all it needs; the
+    whole recruiting pipeline also explains every word but would ask for more to make an offer and
+    onboard, which nobody asked for."""
+    p = plan(zhaopin, "手机号13812345678的刘洋，约个HR面")
+    assert (p.status, p.rule) == ("planned", "arrange_interview")
+    assert args(p, "find_candidate") == {"name": "刘洋", "phone": "13812345678"}
+    assert args(p, "schedule_interview")["round"] == "hr"
+
+
 def test_of_two_close_writes_the_one_that_explains_every_word_is_chosen() -> None:
     partial = Candidate("tool", "create_candidate", True, cov=0.66, core=0.34, rank=1.0, fit=0.78, fill=1.0,
                         intent=1.0, mass=0.98, lex=0.23)
