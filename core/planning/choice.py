@@ -344,7 +344,12 @@ def corroborated(best: Candidate, rivals: list[Candidate]) -> bool:
     return (best.writes and best.fill >= 1.0 and best.intent >= 0 and not best.asks and not best.ignores
             and best.mass >= WRITE_MASS and len(taken) >= 2 and _stated(best) > 0
             and best.cov >= 0.5  # it explains most of the request ("帮我订一张明天去北京的机票": a trip's values, not booking)
-            and all(best.score - c.score >= PINNED_MARGIN for c in rivals))
+            and far_ahead(best, rivals))
+
+
+def far_ahead(best: Candidate, rivals: list[Candidate]) -> bool:
+    """Every rival is at least PINNED_MARGIN behind: nothing else is a plausible reading."""
+    return all(best.score - c.score >= PINNED_MARGIN for c in rivals)
 
 
 def _stated(c: Candidate) -> int:
@@ -435,7 +440,7 @@ def _judge(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str
     if clears_bar(best) or (best.strong and best.score >= ASK_MIN):
         if close and not best.strong:
             return Decision("ask", best, [best, *close[:2]], reason="two candidates are close")
-        pinned = best.pinned and all(best.score - c.score >= PINNED_MARGIN for c in rivals)
+        pinned = best.pinned and far_ahead(best, rivals)
         if best.writes and not best.strong and best.mass < WRITE_MASS and not pinned:
             return _unsaid_change(best, rivals)
         # "INV-7 paid yet?" is not "pay INV-7"; "what's our churn rate?" is no request to churn an account
@@ -451,8 +456,7 @@ def _judge(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str
             return Decision("ask", best, [best, *rivals[:2]],
                             reason=f"a write would leave what the request says unused: {', '.join(best.ignores)}")
         return Decision("plan", best)
-    if best.score >= ASK_MIN and not best.writes and best.fill >= 1.0 and _stated(best) > 0 and \
-            all(best.score - c.score >= PINNED_MARGIN for c in rivals):
+    if best.score >= ASK_MIN and not best.writes and best.fill >= 1.0 and _stated(best) > 0 and far_ahead(best, rivals):
         return Decision("plan", best)  # a look-up of the very thing the request names: reading is harmless
     if best.score >= ASK_MIN and corroborated(best, rivals):
         return Decision("plan", best)
