@@ -21,6 +21,7 @@ import json
 import os
 import sys
 import tempfile
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,19 @@ from core.settings import BUNDLED_KNOWLEDGE, Settings  # noqa: E402
 
 BLIND = ROOT / "benchmarks" / "generality"
 DEFAULT_PACKS = [*sorted(p for p in BLIND.iterdir() if p.is_dir()), BUNDLED_KNOWLEDGE / "shop", BUNDLED_KNOWLEDGE / "hr"]
+
+
+def failure_kind(diffs: list[str], case: Case, plan: Plan) -> str:
+    """One word for what went wrong, so a sealed pack's failures can be counted without being read."""
+    first = diffs[0].split(":")[0] if diffs else "?"
+    if first == "status":
+        kind = f"{case.expect.status}→{plan.status}"
+        if plan.status == "needs_input":  # asked which one, or asked for a value of the right or a wrong target
+            aimed = plan.rule == case.expect.rule if plan.rule else plan.tool in (case.expect.tools or [])
+            kind += ":which" if plan.choices else ":value" + ("" if case.expect.status != "planned" else
+                                                                "(right)" if aimed else "(other)")
+        return kind
+    return {"rule": "choice", "tools": "steps", "edges missing": "steps"}.get(first, first.split(" ")[0])
 
 
 def score_pack(pack: Path, work: Path, show_failures: bool, show_unsafe: bool = False) -> list[dict[str, Any]]:
@@ -58,6 +72,9 @@ def score_pack(pack: Path, work: Path, show_failures: bool, show_unsafe: bool = 
             report = evaluate(cases, plan_one)
             unsafe = wrong_writes = arg_tp = arg_all = 0
             failed = {f.query for f in report.failures}
+            by_query = {c.query: c for c in cases}
+            kinds = Counter(failure_kind(f.diffs, by_query[f.query], plans[id(by_query[f.query])])
+                            for f in report.failures)
             for case in cases:
                 plan = plans[id(case)]
                 writes = plan.status == "planned" and any(kn.tools[s.tool_name].side_effects for s in plan.running())
@@ -78,7 +95,7 @@ def score_pack(pack: Path, work: Path, show_failures: bool, show_unsafe: bool = 
                          "plan_exact": report.plan_exact, "status_accuracy": report.status_accuracy,
                          "rule_accuracy": report.rule_accuracy, "argument_accuracy": arg_tp / (arg_all or 1),
                          "unsafe": unsafe, "wrong_writes": wrong_writes, "p50_ms": report.p50_ms,
-                         "p95_ms": report.p95_ms})
+                         "p95_ms": report.p95_ms, "failure_kinds": dict(kinds)})
             if show_failures:
                 for f in report.failures:
                     print(f"  ✗ [{pack.name}] {f.query}\n      " + "\n      ".join(f.diffs), file=sys.stderr)
@@ -93,6 +110,8 @@ def main() -> None:
     parser.add_argument("--failures", action="store_true", help="print each failing case (stderr)")
     parser.add_argument("--unsafe", action="store_true",
                         help="print only the unsafe cases (stderr): what a sealed pack may show")
+    parser.add_argument("--kinds", action="store_true",
+                        help="also count the failures by kind (no case text: fine for a sealed pack)")
     parser.add_argument("--json", type=Path, help="also write the rows as JSON")
     args = parser.parse_args()
     rows: list[dict[str, Any]] = []
@@ -105,6 +124,12 @@ def main() -> None:
         print(f"{r['pack'] + ' / ' + r['cases_file']:32} {r['cases']:>4} {r['plan_exact']:>7.1%} "
               f"{r['status_accuracy']:>7.1%} {r['rule_accuracy']:>7.1%} {r['argument_accuracy']:>7.1%} "
               f"{r['unsafe']:>6} {r['wrong_writes']:>6} {r['p50_ms']:>6.1f} {r['p95_ms']:>6.1f}")
+    if args.kinds:
+        print("\nwhat failed (status expected→got; choice = planned the wrong rule or tool; steps = right rule, "
+              "wrong steps; argument / environment / missing = right plan, wrong detail)")
+        for r in rows:
+            kinds = ", ".join(f"{k} {n}" for k, n in sorted(r["failure_kinds"].items(), key=lambda kv: -kv[1]))
+            print(f"{r['pack'] + ' / ' + r['cases_file']:32} {kinds or '-'}")
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1), encoding="utf-8")
 

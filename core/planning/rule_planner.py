@@ -56,6 +56,7 @@ from core.planning.vocabulary import Vocabulary, candidate_key, shape_fits, sign
 
 LOOSE_TRIGGER = 0.6  # a trigger phrase found with one gap in it
 RARE_HOLDERS = 3  # a request word at most this many candidates know brings them in, whatever retrieval ranked
+REMARK_WORDS, REMARK_KNOWN = 3, 1 / 3  # a clause of this many words, this few of them known, is an aside
 TELLING = 0.5  # a word this rare (share of the rarest word's idf) says what a clause of the request is about
 LOOSE_STATE = 0.6  # a state named by another form of its word
 _PICK = re.compile(r"^\s*(?:#|no\.?|第|option\s*)?\s*(\d{1,2})\s*(?:个|号|st|nd|rd|th)?\s*[.)。!！]?\s*$", re.I)
@@ -404,8 +405,16 @@ class RulePlanner:
         if len(clauses) < 2:
             return text
         lexicon = self.voc.lexicon
-        remarks = [(s, e) for s, e in clauses if not any(us < e and s < ue for us, ue in units)
-                   and not any(lexicon.has(t) for t in lexicon.request_tokens(text[s:e]))]
+
+        def remark(s: int, e: int) -> bool:
+            if any(us < e and s < ue for us, ue in units):
+                return False
+            tokens = lexicon.request_tokens(text[s:e])
+            known = sum(lexicon.has(t) for t in tokens)
+            # (or mostly words nothing here knows: "their conversion tracking broke last night")
+            return not known or (len(tokens) >= REMARK_WORDS and known / len(tokens) <= REMARK_KNOWN)
+
+        remarks = [(s, e) for s, e in clauses if remark(s, e)]
         return _mask(text, remarks) if len(remarks) < len(clauses) else text
 
     def _value_units(self, text: str, spans: list[Span]) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
