@@ -25,7 +25,7 @@ from core.models import ParamSpec, RuleSpec, ToolSpec
 from core.pack_regex import finditer as pack_finditer
 from core.planning.lexicon import is_stopword, name_words, stem, tokens
 from core.planning.names import looks_like_name, person_names, takes_person
-from core.planning.spans import EN_NUMBER_WORDS, Span
+from core.planning.spans import EN_NUMBER_WORDS, Span, with_arabic_numerals
 from core.planning.text import cn_number
 from core.planning.typed import MISSING, explain, is_typed, validate
 from core.planning.vocabulary import Vocabulary, candidate_key, id_prefix, signature, without_examples
@@ -301,13 +301,24 @@ class Extractor:
         free = param.type == "string" and not any(k in (param.model_extra or {}) for k in ("pattern", "format")) \
             and param.enum is None
         listed = self.voc.known_values.get((tool.tool_name, param.name), frozenset())
+        digits, back = with_arabic_numerals(text)
         for pattern in self.voc.patterns.get((tool.tool_name, param.name), []):
             for m in pack_finditer(pattern, text):
                 i = 1 if m.groups() else 0
-                # a value the pack itself lists for this parameter is one, though the pack says it
-                if m.group(i) is None or (free and m.group(i) not in listed and not self._could_be_value(m.group(i), param)):
+                # a value the pack itself lists for this parameter is one, though the pack says it; so is
+                # one the request puts in quotes where the pattern expects them (课叫「向上管理」)
+                if m.group(i) is None or (free and m.group(i) not in listed and not _quoted_at(text, m.start(i), m.end(i))
+                                          and not self._could_be_value(m.group(i), param)):
                     continue
                 out.append(Found(m.group(i), m.start(i), m.end(i), "pattern", PATTERN))
+            if digits == text:
+                continue
+            for m in pack_finditer(pattern, digits):  # the same pattern, with 五个积分 read as 5个积分
+                i = 1 if m.groups() else 0
+                start, end = back[m.start(i)], back[m.end(i)] if m.end(i) < len(back) else len(text)
+                if m.group(i) is not None and m.group(i).isdigit() and \
+                        not any(f.how == "pattern" and f.start < end and start < f.end for f in out):
+                    out.append(Found(m.group(i), start, end, "pattern", PATTERN))
         hits = self.voc.enum_hits(text, tool.tool_name, param.name)
         if len({h.payload for h in hits}) > 1:  # several values named: the examples' context decides
             lefts = self.voc.enum_lefts.get((tool.tool_name, param.name), set())
@@ -645,6 +656,14 @@ _WORKING = re.compile(r"working|business day|工作日", re.I)
 _MOVE = re.compile(r"\b(?:move|moving|moved|reschedul\w*|postpone\w*|push(?:ed)? back|shift\w*)\b|改到|改成|推迟|挪到|调到|延期|换到", re.I)
 _NUMBER_LEADS = frozenset("to at of by is be about around up down from than x".split()) | frozenset("到成为至给按是加减涨降扣补:：=")
 _BEFORE_VALUE = "在到给填是为从去入转至往和与及"  # "转到市场部", "部门填研发部": a value follows
+
+
+_OPENING, _CLOSING = "「“\"《『‘'", "」”\"》』’'"
+
+
+def _quoted_at(text: str, start: int, end: int) -> bool:
+    """The value is the whole of a quotation: 「…」, "…", 《…》."""
+    return 0 < start and end < len(text) and text[start - 1] in _OPENING and text[end] in _CLOSING
 
 
 @lru_cache(maxsize=1024)

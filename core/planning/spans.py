@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import calendar
 import re
+from functools import lru_cache
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any, Literal
@@ -305,6 +306,29 @@ def _numbers(text: str) -> list[Span]:
         unit = m[2] or m[3]
         out.append(Span(m.start(), m.end(), m[0], "number", whole + 0.5, unit[-1] if unit != "天" else "天"))
     return out
+
+
+@lru_cache(maxsize=256)
+def with_arabic_numerals(text: str) -> tuple[str, tuple[int, ...]]:
+    """The text with its Chinese numerals written in digits (扣五个积分 -> 扣5个积分), and where each
+    of its positions (one past the end too) was in the original: a pack pattern written for digits
+    (`(\\d+)个?积分`) reads the number however it was said."""
+    out: list[str] = []
+    back: list[int] = []
+    at = 0
+    for span in _numbers(text):
+        m = re.match(r"[一二两三四五六七八九十百千万零]+", span.text)
+        if m is None or span.start < at or not isinstance(span.value, int):
+            continue
+        out.append(text[at:span.start])
+        back.extend(range(at, span.start))
+        digits = str(span.value)
+        out.append(digits)
+        back.extend([span.start] * len(digits))
+        at = span.start + m.end()
+    out.append(text[at:])
+    back.extend(range(at, len(text) + 1))
+    return "".join(out), tuple(back)
 
 
 def find_spans(text: str, today: date) -> list[Span]:
