@@ -94,6 +94,8 @@ GENERIC_READ = READ_CUES | frozenset(["查", "看", "查询", "查看", "看看"
 _DEFINITE_EN = re.compile(r"\b(?:the|this|that|these|those|its|their|his|her|our|my|your)\s+([a-z][a-z-]+)"
                           r"(?:\s+([a-z][a-z-]+))?", re.I)
 _DEFINITE_ZH = re.compile(r"(?:这|那|该|此)(?:个|笔|单|张|位|辆|份|条|件|台|次|批)?([\u4e00-\u9fff]{1,2})")
+# (the name may already be masked out as a value: a run of spaces)
+_NAMED_OWNER_ZH = re.compile(r"([\u4e00-\u9fff]{2})\s*(?:[「“\"《『][^」”\"》』]{1,40}[」”\"》』]| {2,})\s*的")
 MAKE_CUES = frozenset(stem(w) for w in "create make new generate build spin set register book open add produce fake "
                       "seed mock prepare".split())
 MAKE_CUES_ZH = ("造", "生成", "创建", "新建", "新增", "新的", "个新", "新员工", "新人", "建", "来一", "下一", "弄一", "搞一",
@@ -101,6 +103,9 @@ MAKE_CUES_ZH = ("造", "生成", "创建", "新建", "新增", "新的", "个新
 
 
 _MAKER_VERBS = frozenset(stem(w) for w in "create new generate register make open provision issue".split())
+
+
+UNKNOWN_RUN = 4  # Chinese characters nothing here knows, up to this many in a row, are one word (a name)
 
 
 def made_by_name(name: str) -> frozenset[str]:
@@ -119,7 +124,7 @@ def definite_things(text: str) -> list[str]:
         return []
     # (a noun with the suffix 子 is its first character: 那张单子 is that 单)
     out += [w[0] if w.endswith("子") else w for m in _DEFINITE_ZH.finditer(text) if len(w := m.group(1)) == 2]
-    return out
+    return out + [m.group(1) for m in _NAMED_OWNER_ZH.finditer(text)]  # 课程「高效沟通」的课件: that course exists
 
 
 # Nouns that make the word before them a modifier: "离职证明" is a certificate, not a resignation;
@@ -392,7 +397,11 @@ class Lexicon:
     def weight(self, token: str) -> float:
         if isinstance(token, Alias):
             return max((self.idf[t] for t in token.alts if t in self.idf), default=self.unknown_weight)
-        return self.idf.get(token, self.unknown_weight)
+        if token in self.idf:
+            return self.idf[token]
+        if len(token) > UNKNOWN_RUN and _CJK.match(token):  # "课件传到共享盘" is a clause nothing here knows, not one word
+            return self.unknown_weight * len(token) / UNKNOWN_RUN
+        return self.unknown_weight
 
     def coverage(self, request_tokens: list[str], name: str, values: int = 0, explained: int = 0,
                  writes: bool | None = None) -> float:

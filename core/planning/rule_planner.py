@@ -251,7 +251,8 @@ class RulePlanner:
                 if made is not None and (made == ran[0].tool_name or made_by_name(made)):
                     c.presumes = [w for w in things if knows(candidate_key("tool", made), w)]
             elif c.writes:  # a tool whose name says it makes the thing the request speaks of as existing
-                c.presumes = [w for w in things if w in made_by_name(name)]
+                makes = made_by_name(name)  # (a Chinese word for it: one the maker's own words know)
+                c.presumes = [w for w in things if w in makes or (makes and not w.isascii() and knows(key, w))]
             c.leaves = sum(not any(knows(key, t) for t in clause) for clause in clauses)
             dropped = [m[1] for n in c.plan.notes if (m := _DROPPED.match(n))]
             c.lookups_dropped = bool(dropped) and not any(self._writes("tool", t) for t in dropped)

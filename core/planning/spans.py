@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import calendar
 import re
-from functools import lru_cache
 from dataclasses import dataclass
 from datetime import date, timedelta
+from functools import lru_cache
 from typing import Any, Literal
 
 from core.planning.text import cn_number

@@ -111,6 +111,9 @@ def shape_fits(value: str, shape: Shape) -> bool:
     return True
 
 
+_HAPPENED = re.compile(r"(?i)\b(?:was|were|been|got)\s+(?:\w+ly\s+)?$")
+
+
 def context_patterns(example: Example, name: str) -> list[re.Pattern[str]]:
     """Regexes learnt from where an example's value for `name` sits in its query: they find
     candidates for free-text values (names, reasons); every candidate is still validated."""
@@ -410,7 +413,9 @@ class Vocabulary:
         return False
 
     def state_hits(self, text: str, rule: str) -> list[PhraseHit[StepId]]:
-        return find_phrases(text, self.states.get(rule, []))
+        """States the request names as where to go — not as what already happened ("it was archived by
+        mistake" tells the flag's history, it asks for no archiving)."""
+        return [h for h in find_phrases(text, self.states.get(rule, [])) if not _HAPPENED.search(text[:h.start])]
 
     def loose_state_hits(self, stems: list[str], rule: str) -> list[StepId]:
         """States named by another form of their word ("receive it" for the state "received")."""
