@@ -23,7 +23,7 @@ from typing import Any, Literal
 from core.knowledge import Knowledge
 from core.models import ParamSpec, RuleSpec, ToolSpec
 from core.pack_regex import finditer as pack_finditer
-from core.planning.lexicon import is_stopword, name_words, stem, tokens
+from core.planning.lexicon import intent, is_stopword, name_words, stem, tokens
 from core.planning.names import looks_like_name, person_names, takes_person
 from core.planning.spans import EN_NUMBER_WORDS, Span, with_arabic_numerals
 from core.planning.text import cn_number
@@ -280,6 +280,7 @@ class Extractor:
         out += self._person_names(text, spans, slot, keys)
         out += self._known_values(text, spans, slot, keys)
         out += self._labelled(text, spans, slot)
+        out += self._prose(text, spans, slot)
         # Valid for every parameter the slot feeds (a name shared by several steps).
         checked = []
         refusal: tuple[str, tuple[int, int]] | None = None
@@ -429,6 +430,31 @@ class Extractor:
                     or any(sp.start < end and start < sp.end for sp in spans) or not _named_before(text, start, params[0]):
                 continue
             out.append(Found(raw, start, end, "named", CONTEXT))
+        return out
+
+    def _prose(self, text: str, spans: list[Span], slot: Slot) -> list[Found]:
+        """Free text for a parameter that holds prose (a subject, a reason, a note): what follows the
+        request's last colon ("raise a p2 ticket for ws_1: webhooks delayed by 10 min"), and for a
+        reason or a note, a last clause that asks for nothing ("扣五个积分，上课迟到")."""
+        params = [p for _, p in slot.params]
+        if not params or not all(p.type == "string" and p.enum is None and not is_typed(p)
+                                 and not takes_person(p.name, p.description) and _PROSE.search(p.name) for p in params):
+            return []
+        out: list[Found] = []
+        quoted = [sp for sp in spans if sp.kind == "quoted"]  # (原因写“医生停诊”: the quotation is the value)
+        colon = _AFTER_COLON.search(text)
+        # (after what is asked: "raise a ticket for ws_1: …", not a heading like "prod: …")
+        if colon and len(tokens(text[:colon.start()])) >= 3 and not any(colon.start(1) <= q.start < colon.end(1) for q in quoted):
+            out.append(Found(colon.group(1).strip(), colon.start(1), colon.end(1), "prose", HINTED))
+        if all(_WHY.search(p.name) for p in params):
+            clauses = [m for m in _CLAUSE_TEXT.finditer(text)]
+            last = clauses[-1] if len(clauses) > 1 else None
+            if last is not None and not (colon and colon.start(1) <= last.start()) and intent(last.group(0)) == 0 \
+                    and not _ASKING.match(last.group(0)) and not any(last.start() <= q.start < last.end() for q in quoted) \
+                    and len(last.group(0).strip()) >= 2 and not self.voc.is_own_word(last.group(0).strip()):
+                raw = last.group(0)
+                lead = len(raw) - len(raw.lstrip())
+                out.append(Found(raw.strip(), last.start() + lead, last.start() + lead + len(raw.strip()), "prose", HINTED))
         return out
 
     def _could_be_value(self, raw: str, param: ParamSpec) -> bool:
@@ -683,6 +709,14 @@ _NAMING = re.compile(r"(?:名字?叫|名为|叫做|姓名[是为:：]?|\bnamed|\
 _CONNECTOR = re.compile(r"(?:\s|[:：=]|\bis\b|\bof\b|\bat\b|\bto\b|\bas\b|为|是|设为|改为|等于)*$", re.I)
 
 
+# A parameter that holds prose, by its name: a subject or summary, a reason, a note or comment.
+_PROSE = re.compile(r"(?i)(?:^|_)(?:subject|summary|title|description|desc|reason|note|notes|comment|comments|message|"
+                    r"remark|remarks|memo|details?)$")
+_WHY = re.compile(r"(?i)(?:^|_)(?:reason|note|notes|comment|comments|remark|remarks|memo)$")
+_AFTER_COLON = re.compile(r"(?<![0-9])[:：](?!//)\s*([^:：]{3,200}?)\s*[.。!！]?$")  # not 10:30, not http://
+_ASKING = re.compile(r"(?i)\s*(?:帮|请|麻烦|劳驾|顺便|再|然后|并且|另外|and\b|also\b|then\b|please\b|pls\b|plz\b|"
+                     r"can you\b|could you\b|make sure\b)")  # a clause that asks for something is no reason
+_CLAUSE_TEXT = re.compile(r"[^,，;；。!！?？\n]+")
 _LABELLED = re.compile(r"(?<=[\s:：=\u3400-\u9fff])([A-Za-z][A-Za-z0-9_.-]*[A-Za-z0-9])(?![A-Za-z0-9_@])")
 
 

@@ -19,7 +19,18 @@ from core.dag import ancestors, dependents, depths, reroute
 from core.errors import UNKNOWN_ENVIRONMENT, InputError
 from core.expressions import condition_holds, reads_steps
 from core.knowledge import Knowledge
-from core.models import Plan, PlanChoice, PlanStep, Request, RetrievalHit, RuleSpec, StepId, StepRef, ToolSpec
+from core.models import (
+    ParamSpec,
+    Plan,
+    PlanChoice,
+    PlanStep,
+    Request,
+    RetrievalHit,
+    RuleSpec,
+    StepId,
+    StepRef,
+    ToolSpec,
+)
 from core.planning.choice import ASK_MIN, COV_MIN, Candidate, Decision, decide, score
 from core.planning.copies import (
     CountReading,
@@ -223,8 +234,12 @@ class RulePlanner:
             c.fit = (explained + 0.5) / (len(units) + 0.5)
             # Coverage: the words (enum words are the candidate's own words), the typed values and names.
             # (an enum word or a value the pack itself gives is the candidate's own word, still to explain)
-            spoken = [(f.start, f.end) for f in assignment.values.values() if f.how not in ("enum", "known")]
+            spoken = [(f.start, f.end) for f in assignment.values.values() if f.how not in ("enum", "known", "prose")]
             content = self.voc.lexicon.request_tokens(_mask(masked, spoken + names))
+            for f in assignment.values.values():  # free text it takes explains the words nothing here knows
+                if f.how == "prose":
+                    content = _without(content, [t for t in self.voc.lexicon.request_tokens(masked[f.start:f.end])
+                                                 if not self.voc.lexicon.has(t)])
             valued = [(s.start, s.end) for s in spans] + names
             taken = sum(any(s < e2 and s2 < e for s2, e2 in used) for s, e in valued)
             c.cov = self.voc.lexicon.coverage(content, key, len(valued), taken, writes=c.writes)
@@ -635,6 +650,7 @@ class RulePlanner:
             notes.append(f"dropped step {sid} ({rule.step(sid).tool_name}): the request gives its output")  # type: ignore[union-attr]
         keep -= dropped
         new_deps = reroute(deps, keep)
+        known = self._rehomed(rule, keep, dropped, known, env)
         off = self._statically_skipped(rule, keep, env, known)
         missing: list[str] = []
         steps: list[PlanStep] = []
@@ -658,6 +674,38 @@ class RulePlanner:
                     known=known, notes=notes)
         plan.missing = missing
         return plan
+
+    def _rehomed(self, rule: RuleSpec, keep: set[StepId], dropped: set[StepId], known: dict[str, Any],
+                 env: str | None) -> dict[str, Any]:
+        """A value only a dropped look-up would have read goes to the one input still unfilled that it
+        fits: "seat and invite on ws_1 for hana@…" gives the workspace, so the owner-email look-up is
+        dropped and the email is the invitee's."""
+        if not dropped:
+            return known
+        def reads(steps: set[StepId]) -> set[str]:
+            return {m.value for st in rule.dag_definition if st.step_id in steps
+                    for m in st.parameter_mapping.values() if m.source == "initial_query"}
+        orphans = [k for k in reads(dropped) - reads(keep) if k in known]
+        if not orphans:
+            return known
+        defaults = self.kn.defaults_for(rule.pack, env)
+        open_inputs: dict[str, list[ParamSpec]] = {}
+        for st in rule.dag_definition:
+            if st.step_id not in keep:
+                continue
+            for param in self.kn.tools[st.tool_name].parameters:
+                m = st.parameter_mapping.get(param.name)
+                name = m.value if m is not None and m.source == "initial_query" else param.name if m is None else None
+                if name and param.required and name not in known and name not in defaults and not param.has_default:
+                    open_inputs.setdefault(name, []).append(param)
+        known = dict(known)
+        for k in orphans:  # (into a parameter that declares a shape the value has, or one of the same kind)
+            fits = [n for n, params in open_inputs.items()
+                    if all(validate(known[k], p) is not MISSING and _same_kind(k, n) for p in params)]
+            if len(fits) == 1:
+                known[fits[0]] = known.pop(k)
+                open_inputs.pop(fits[0])
+        return known
 
     def _statically_skipped(self, rule: RuleSpec, keep: set[StepId], env: str | None,
                             known: dict[str, Any]) -> dict[StepId, str]:
@@ -786,6 +834,20 @@ def _restated(text: str, values: list[str]) -> bool:
         return False
     inside = re.compile(r"(?<![A-Za-z0-9_])" + re.escape(compact) + r"(?![A-Za-z0-9_])")  # not acct_12 of acct_123
     return any(compact != v and inside.search(v) for v in values)
+
+
+def _same_kind(a: str, b: str) -> bool:
+    """Two parameter names for the same kind of thing: owner_email and email, manager_id and user_id."""
+    return a.rsplit("_", 1)[-1] == b.rsplit("_", 1)[-1]
+
+
+def _without(tokens: list[str], gone: list[str]) -> list[str]:
+    """The tokens with one occurrence of each of `gone` taken out."""
+    out = list(tokens)
+    for t in gone:
+        if t in out:
+            out.remove(t)
+    return out
 
 
 def _mask(text: str, ranges: list[tuple[int, int]]) -> str:

@@ -126,3 +126,32 @@ def test_a_long_run_of_unknown_characters_is_more_than_one_word(canyin: Assistan
     """"菜单整套复制到" is a clause nothing in the pack knows: the store-status tool explains little of it."""
     p = plan(canyin, "把门店S10001的菜单整套复制到S10002")
     assert p.status == "no_match"
+
+
+# --- where a value goes when a look-up is dropped; prose after a colon or as the reason -----------------
+
+def test_a_value_only_a_dropped_look_up_would_read_goes_to_the_input_it_fits(flagdeck: Assistant) -> None:
+    """The workspace id is given, so the owner-email look-up is dropped: the email is the invitee's."""
+    p = plan(flagdeck, "seat and invite on ws_Lm30pQ for hana@quillstack.dev")
+    assert (p.status, p.rule) == ("planned", "seat_and_invite")
+    assert [s.tool_name for s in p.running()] == ["add_seats", "invite_member"]
+    assert args(p, "invite_member")["email"] == "hana@quillstack.dev"
+    p = plan(flagdeck, "owner jo@fernbank.io is out of seats, add a seat and invite sam@fernbank.io as admin")
+    assert args(p, "find_workspace_by_email")["owner_email"] == "jo@fernbank.io"
+    assert args(p, "invite_member")["email"] == "sam@fernbank.io"
+
+
+def test_what_follows_the_colon_is_the_subject(flagdeck: Assistant) -> None:
+    p = plan(flagdeck, "raise a p2 ticket for ws_Lm30pQ: webhooks delayed by 10 min")
+    assert (p.status, p.tool) == ("planned", "create_support_ticket")
+    made = args(p, "create_support_ticket")
+    assert (made["workspace_id"], made["priority"], made["subject"]) == ("ws_Lm30pQ", "high", "webhooks delayed by 10 min")
+
+
+def test_a_last_clause_asking_for_nothing_is_the_reason(peixun: Assistant) -> None:
+    p = plan(peixun, "生产环境给E102345加二十积分，年度优秀学员")
+    assert (p.status, p.tool, p.environment) == ("planned", "grant_points", "prod")
+    assert args(p, "grant_points")["reason"] == "年度优秀学员"
+    p = plan(peixun, "E103311 扣五个积分，帮我尽快处理一下")  # asking for something is no reason
+    assert (p.status, p.tool) == ("planned", "deduct_points")
+    assert args(p, "deduct_points").get("reason") != "帮我尽快处理一下"
