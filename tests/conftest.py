@@ -15,12 +15,35 @@ os.environ.setdefault("LANCE_LOG", "error")
 
 from core.assistant import Assistant  # noqa: E402
 from core.knowledge import Knowledge, load_knowledge  # noqa: E402
+from core.models import Plan, Request  # noqa: E402
 from core.planning import RulePlanner  # noqa: E402
 from core.settings import BUNDLED_KNOWLEDGE, Settings  # noqa: E402
 from sandbox.server import BackgroundServer  # noqa: E402
 from tests.fixtures import postgres  # noqa: E402
 
 SHOP = BUNDLED_KNOWLEDGE / "shop"
+GENERALITY = Path(__file__).parents[1] / "benchmarks" / "generality"  # blind packs kept in the repository
+
+
+def pack_assistant(pack: Path) -> Iterator[Assistant]:
+    """A rule-planner assistant on one pack, with its own home (for a module-scoped fixture)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as home:
+        assistant = Assistant.from_settings(Settings(home=Path(home), knowledge=[pack], planner="rules"))
+        try:
+            yield assistant
+        finally:
+            assistant.close()
+
+
+def plan_of(assistant: Assistant, text: str) -> Plan:
+    return assistant.plan(Request(text=text, bypass_cache=True))
+
+
+def args_of(plan: Plan, tool: str) -> dict[str, object]:
+    """The arguments of the plan's step that calls `tool`."""
+    return next(s.arguments for s in plan.steps if s.tool_name == tool)
 
 
 @pytest.fixture(scope="session")

@@ -7,43 +7,29 @@ retrieval; the decision rules themselves are also checked on hand-made candidate
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from core.assistant import Assistant
-from core.models import Plan, Request
+from core.models import Request
 from core.planning.choice import ASK_MIN, WRITE_MIN, Candidate, decide, score
 from core.planning.extraction import Assignment, Found
 from core.planning.names import person_names
-from core.settings import Settings
-
-GENERALITY = Path(__file__).parents[2] / "benchmarks" / "generality"
-
-
-def _assistant(pack: str) -> Iterator[Assistant]:
-    with tempfile.TemporaryDirectory() as home:
-        yield Assistant.from_settings(Settings(home=Path(home), knowledge=[GENERALITY / pack], planner="rules"))
+from tests.conftest import GENERALITY, pack_assistant
+from tests.conftest import args_of as args
+from tests.conftest import plan_of as plan
 
 
 @pytest.fixture(scope="module")
 def zhaopin() -> Iterator[Assistant]:
-    yield from _assistant("zhaopin")
+    yield from pack_assistant(GENERALITY / "zhaopin")
 
 
 @pytest.fixture(scope="module")
 def rentals() -> Iterator[Assistant]:
-    yield from _assistant("rentals")
-
-
-def plan(assistant: Assistant, text: str) -> Plan:
-    return assistant.plan(Request(text=text, bypass_cache=True))
-
-
-def args(p: Plan, tool: str) -> dict[str, object]:
-    return next(s.arguments for s in p.steps if s.tool_name == tool)
+    yield from pack_assistant(GENERALITY / "rentals")
 
 
 # --- a write below the bar whose stated values speak for it -----------------------------------------
