@@ -677,9 +677,10 @@ class RulePlanner:
 
     def _rehomed(self, rule: RuleSpec, keep: set[StepId], dropped: set[StepId], known: dict[str, Any],
                  env: str | None) -> dict[str, Any]:
-        """A value only a dropped look-up would have read goes to the one input still unfilled that it
-        fits: "seat and invite on ws_1 for hana@…" gives the workspace, so the owner-email look-up is
-        dropped and the email is the invitee's."""
+        """A contact address only a dropped look-up would have read goes to the one input still unfilled
+        for an address of the same kind: "seat and invite on ws_1 for hana@…" gives the workspace, so the
+        owner-email look-up is dropped and the email is the invitee's. (Any input the value validates
+        for was tried first: on a sealed pack it put a value where it did not belong.)"""
         if not dropped:
             return known
         def reads(steps: set[StepId]) -> set[str]:
@@ -699,7 +700,7 @@ class RulePlanner:
                 if name and param.required and name not in known and name not in defaults and not param.has_default:
                     open_inputs.setdefault(name, []).append(param)
         known = dict(known)
-        for k in orphans:  # (into a parameter that declares a shape the value has, or one of the same kind)
+        for k in orphans:
             fits = [n for n, params in open_inputs.items()
                     if all(validate(known[k], p) is not MISSING and _same_kind(k, n) for p in params)]
             if len(fits) == 1:
@@ -836,9 +837,14 @@ def _restated(text: str, values: list[str]) -> bool:
     return any(compact != v and inside.search(v) for v in values)
 
 
+_ADDRESSES = frozenset({"email", "phone", "mobile"})
+
+
 def _same_kind(a: str, b: str) -> bool:
-    """Two parameter names for the same kind of thing: owner_email and email, manager_id and user_id."""
-    return a.rsplit("_", 1)[-1] == b.rsplit("_", 1)[-1]
+    """Two parameter names for the same kind of contact address: owner_email and email (not two ids:
+    a look-up's employee_id is no approver_id)."""
+    kind = a.rsplit("_", 1)[-1].lower()
+    return kind in _ADDRESSES and kind == b.rsplit("_", 1)[-1].lower()
 
 
 def _without(tokens: list[str], gone: list[str]) -> list[str]:
