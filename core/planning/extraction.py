@@ -316,8 +316,8 @@ class Extractor:
                 continue
             for m in pack_finditer(pattern, digits):  # the same pattern, with 五个积分 read as 5个积分
                 i = 1 if m.groups() else 0
-                start, end = back[m.start(i)], back[m.end(i)] if m.end(i) < len(back) else len(text)
-                if m.group(i) is not None and m.group(i).isdigit() and \
+                start, end = back[m.start(i)], back[m.end(i)]
+                if m.group(i) is not None and m.group(i).isdigit() and start < end and \
                         not any(f.how == "pattern" and f.start < end and start < f.end for f in out):
                     out.append(Found(m.group(i), start, end, "pattern", PATTERN))
         hits = self.voc.enum_hits(text, tool.tool_name, param.name)
@@ -442,15 +442,23 @@ class Extractor:
             return []
         out: list[Found] = []
         quoted = [sp for sp in spans if sp.kind == "quoted"]  # (原因写“医生停诊”: the quotation is the value)
-        colon = _AFTER_COLON.search(text)
+        # the last colon that is not inside a value (https://host:8443, 10:30, an email)
+        at = next((i for i in range(len(text) - 1, -1, -1) if text[i] in ":："
+                   and not any(sp.start <= i < sp.end for sp in spans)
+                   and not (text[i - 1:i].isdigit() and text[i + 1:i + 2].isdigit())), None)
+        rest = text[at + 1:] if at is not None else ""
+        begin = at + 1 + len(rest) - len(rest.lstrip()) if at is not None else 0
+        said = rest.strip().rstrip(".。!！").rstrip()
         # (after what is asked: "raise a ticket for ws_1: …", not a heading like "prod: …")
-        if colon and len(tokens(text[:colon.start()])) >= 3 and not any(colon.start(1) <= q.start < colon.end(1) for q in quoted):
-            out.append(Found(colon.group(1).strip(), colon.start(1), colon.end(1), "prose", HINTED))
+        if at is not None and len(said) >= 3 and len(tokens(text[:at])) >= 3 \
+                and not any(begin <= q.start < begin + len(said) for q in quoted):
+            out.append(Found(said, begin, begin + len(said), "prose", HINTED))
         if all(_WHY.search(p.name) for p in params):
             clauses = [m for m in _CLAUSE_TEXT.finditer(text)]
             last = clauses[-1] if len(clauses) > 1 else None
-            if last is not None and not (colon and colon.start(1) <= last.start()) and intent(last.group(0)) == 0 \
-                    and not _ASKING.match(last.group(0)) and not any(last.start() <= q.start < last.end() for q in quoted) \
+            if last is not None and not (at is not None and at < last.start() + len(last.group(0))) \
+                    and intent(last.group(0)) == 0 and not _ASKING.match(last.group(0)) \
+                    and not any(last.start() <= sp.start < last.end() for sp in spans) \
                     and len(last.group(0).strip()) >= 2 and not self.voc.is_own_word(last.group(0).strip()):
                 raw = last.group(0)
                 lead = len(raw) - len(raw.lstrip())
@@ -710,10 +718,9 @@ _CONNECTOR = re.compile(r"(?:\s|[:：=]|\bis\b|\bof\b|\bat\b|\bto\b|\bas\b|为|�
 
 
 # A parameter that holds prose, by its name: a subject or summary, a reason, a note or comment.
-_PROSE = re.compile(r"(?i)(?:^|_)(?:subject|summary|title|description|desc|reason|note|notes|comment|comments|message|"
+_PROSE = re.compile(r"(?i)(?:^|_)(?:subject|summary|description|desc|reason|note|notes|comment|comments|message|"
                     r"remark|remarks|memo|details?)$")
 _WHY = re.compile(r"(?i)(?:^|_)(?:reason|note|notes|comment|comments|remark|remarks|memo)$")
-_AFTER_COLON = re.compile(r"(?<![0-9])[:：](?!//)\s*([^:：]{3,200}?)\s*[.。!！]?$")  # not 10:30, not http://
 _ASKING = re.compile(r"(?i)\s*(?:帮|请|麻烦|劳驾|顺便|再|然后|并且|另外|and\b|also\b|then\b|please\b|pls\b|plz\b|"
                      r"can you\b|could you\b|make sure\b)")  # a clause that asks for something is no reason
 _CLAUSE_TEXT = re.compile(r"[^,，;；。!！?？\n]+")

@@ -28,8 +28,10 @@ _EN_NAME = re.compile(r"(?<![A-Za-z.])((?:[A-Z][a-z]+|[A-Z]\.)(?:\s+(?:[A-Z][a-z
 _CJK = re.compile(r"[\u3400-\u9fff]")
 # Characters that end a name when they follow it (function words, verbs of asking).
 _AFTER = frozenset("的还在是要想有和跟与给帮请把被让先再也都就已又着了呢吗吧啊那这不没，,。"
-                   "提办报补申查看做开交转调加涨离入休来去走用说问等从到替换改挪搬弄搞造约"
-                   "刚才正")  # verbs that follow a name, and adverbs of time (黄晓婷刚入职; 王刚刚入职 is still 王刚)
+                   "提办报补申查看做开交转调加涨离入休来去走用说问等从到替换改挪搬弄搞造约")  # and verbs that follow a name
+# Adverbs of time that end a full three-character name (黄晓婷刚入职) — not a shorter one: 志刚, 国正 and 文才
+# are given names (李志刚入职).
+_AFTER_FULL = frozenset("刚才正")
 _WEEKDAY = re.compile(r"^周[一二三四五六日天末]")
 # What follows a verb that is also a surname (查一下, 查下) — never a given name.
 _NOT_GIVEN = frozenset({"一下", "下", "一个", "个", "一笔", "一张", "一份", "一单", "一条", "一次", "一遍", "一眼", "了", "过"})
@@ -112,7 +114,7 @@ def person_names(text: str, is_own_word: Callable[[str], bool],
                 if end < len(text) and text[end] in _AFTER:
                     break
                 continue
-            if breaks(end):
+            if breaks(end) or (given == 2 and text[end:end + 1] in _AFTER_FULL and end < len(text)):
                 yield name, i, end
                 taken_until = end
                 break

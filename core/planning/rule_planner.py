@@ -63,7 +63,7 @@ from core.planning.questions import choice_question, language_of, missing_questi
 from core.planning.spans import Span
 from core.planning.text import find_phrases, normalize, shingles
 from core.planning.typed import MISSING, kin_shapes, trust_shapes, validate
-from core.planning.vocabulary import Vocabulary, candidate_key, shape_fits, signature
+from core.planning.vocabulary import Vocabulary, candidate_key, shape_fits, signature, without_history
 
 LOOSE_TRIGGER = 0.6  # a trigger phrase found with one gap in it
 RARE_HOLDERS = 3  # a request word at most this many candidates know brings them in, whatever retrieval ranked
@@ -198,7 +198,8 @@ class RulePlanner:
         stems = self.voc.lexicon.stems(masked)
         stem_set = set(stems)
         memo: dict[object, object] = {}  # slot candidates, shared by the candidates of this request
-        loosely = {r for r in self.kn.rules if r not in stated and self.voc.loose_state_hits(stems, r)}
+        unhistoried = self.voc.lexicon.stems(without_history(masked))  # (not "it was archived")
+        loosely = {r for r in self.kn.rules if r not in stated and self.voc.loose_state_hits(unhistoried, r)}
         clauses = self._clause_words(masked)
         things = definite_things(masked)
         ignored: dict[str, list[Span]] = {}  # candidate -> the values it would leave unused
@@ -650,7 +651,7 @@ class RulePlanner:
             notes.append(f"dropped step {sid} ({rule.step(sid).tool_name}): the request gives its output")  # type: ignore[union-attr]
         keep -= dropped
         new_deps = reroute(deps, keep)
-        known = self._rehomed(rule, keep, dropped, known, env)
+        known = self._rehomed(rule, text, keep, dropped, known, refused, env)
         off = self._statically_skipped(rule, keep, env, known)
         missing: list[str] = []
         steps: list[PlanStep] = []
@@ -675,8 +676,8 @@ class RulePlanner:
         plan.missing = missing
         return plan
 
-    def _rehomed(self, rule: RuleSpec, keep: set[StepId], dropped: set[StepId], known: dict[str, Any],
-                 env: str | None) -> dict[str, Any]:
+    def _rehomed(self, rule: RuleSpec, text: str, keep: set[StepId], dropped: set[StepId], known: dict[str, Any],
+                 refused: dict[str, str], env: str | None) -> dict[str, Any]:
         """A contact address only a dropped look-up would have read goes to the one input still unfilled
         for an address of the same kind: "seat and invite on ws_1 for hana@…" gives the workspace, so the
         owner-email look-up is dropped and the email is the invitee's. (Any input the value validates
@@ -686,7 +687,8 @@ class RulePlanner:
         def reads(steps: set[StepId]) -> set[str]:
             return {m.value for st in rule.dag_definition if st.step_id in steps
                     for m in st.parameter_mapping.values() if m.source == "initial_query"}
-        orphans = [k for k in reads(dropped) - reads(keep) if k in known]
+        # (not one the request labels with the look-up's own word: "…, owner is jo@…" is no invitee)
+        orphans = sorted(k for k in reads(dropped) - reads(keep) if k in known and not _labelled_as(text, k, known[k]))
         if not orphans:
             return known
         defaults = self.kn.defaults_for(rule.pack, env)
@@ -697,7 +699,8 @@ class RulePlanner:
             for param in self.kn.tools[st.tool_name].parameters:
                 m = st.parameter_mapping.get(param.name)
                 name = m.value if m is not None and m.source == "initial_query" else param.name if m is None else None
-                if name and param.required and name not in known and name not in defaults and not param.has_default:
+                if name and param.required and name not in known and name not in refused and name not in defaults \
+                        and not param.has_default:
                     open_inputs.setdefault(name, []).append(param)
         known = dict(known)
         for k in orphans:
@@ -729,7 +732,7 @@ class RulePlanner:
         if not hits:
             # a word of the rule's own trigger phrase names the recipe, not a state ("trial to paid")
             named = [(h.start, h.end) for h in self.voc.trigger_hits(text) if h.payload == rule.rule_name]
-            loose = self.voc.loose_state_hits(self.voc.lexicon.stems(_mask(text, named)), rule.rule_name)
+            loose = self.voc.loose_state_hits(self.voc.lexicon.stems(without_history(_mask(text, named))), rule.rule_name)
             if loose:
                 depth = depths(deps)
                 target = max(loose, key=lambda sid: depth[sid])
@@ -838,6 +841,14 @@ def _restated(text: str, values: list[str]) -> bool:
 
 
 _ADDRESSES = frozenset({"email", "phone", "mobile"})
+
+
+def _labelled_as(text: str, name: str, value: Any) -> bool:
+    """The request puts a word of the parameter's name (other than its kind) right before the value:
+    "owner is jo@…" for owner_email."""
+    at = text.find(str(value))
+    words = [w for w in name.lower().split("_")[:-1] if len(w) > 2]
+    return at > 0 and any(w in text[max(0, at - 16):at].lower() for w in words)
 
 
 def _same_kind(a: str, b: str) -> bool:

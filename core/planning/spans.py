@@ -316,7 +316,7 @@ def with_arabic_numerals(text: str) -> tuple[str, tuple[int, ...]]:
     out: list[str] = []
     back: list[int] = []
     at = 0
-    for span in _numbers(text):
+    for span in sorted(_numbers(text), key=lambda sp: (sp.start, -sp.end)):  # (found kind by kind)
         m = re.match(r"[一二两三四五六七八九十百千万零]+", span.text)
         if m is None or span.start < at or not isinstance(span.value, int):
             continue

@@ -60,6 +60,7 @@ def test_arabic_rewrite_maps_back_to_the_words_as_said() -> None:
     assert (back[text.index("5")], back[text.index("20")]) == (1, 7)  # where 五 and 二十 start
     assert back[len(text)] == len("扣五个积分，加二十分")
     assert with_arabic_numerals("E103311 扣5分")[0] == "E103311 扣5分"
+    assert with_arabic_numerals("数量为三，扣五个积分")[0] == "数量为3，扣5个积分"  # every numeral, in any order found
 
 
 def test_a_quoted_name_is_the_value_even_where_it_ends_with_a_pack_word(peixun: Assistant) -> None:
@@ -74,7 +75,9 @@ def test_a_name_ends_before_an_adverb_of_time(peixun: Assistant) -> None:
     p = plan(peixun, "黄晓婷刚入职，帮她报下新员工训练营")
     assert (p.status, p.rule) == ("planned", "onboarding_camp")
     assert args(p, "find_employee_by_name")["employee_name"] == "黄晓婷"
-    assert [n for n, _, _ in person_names("王刚刚入职", lambda w: False)] == ["王刚"]
+    # (only after a full three-character name: 志刚 and 国正 are given names)
+    assert [n for n, _, _ in person_names("李志刚入职", lambda w: False)] == ["李志刚"]
+    assert [n for n, _, _ in person_names("张国正刚到", lambda w: False)] == ["张国正"]
 
 
 # --- an aside is not part of what is asked ------------------------------------------------------------
@@ -92,7 +95,9 @@ def test_a_state_said_as_history_is_no_target(flagdeck: Assistant) -> None:
     p = plan(flagdeck, "restore flg_9pTzR2, it was archived by mistake")
     assert not writes(flagdeck, p)
     p = plan(flagdeck, "repro flag search-rerank in project prj_Q2ab, archived")
-    assert (p.status, p.rule) == ("planned", "demo_flag_lifecycle")
+    assert (p.status, p.rule, p.target_state) == ("planned", "demo_flag_lifecycle", "archived")
+    p = plan(flagdeck, "repro flag search-rerank in project prj_Q2ab, it was archived")  # (nor said loosely)
+    assert p.target_state != "archived"
 
 
 # --- what the request speaks of as existing --------------------------------------------------------
@@ -119,6 +124,8 @@ def test_a_value_only_a_dropped_look_up_would_read_goes_to_the_input_it_fits(fla
     assert (p.status, p.rule) == ("planned", "seat_and_invite")
     assert [s.tool_name for s in p.running()] == ["add_seats", "invite_member"]
     assert args(p, "invite_member")["email"] == "hana@quillstack.dev"
+    p = plan(flagdeck, "seat and invite on ws_Lm30pQ, owner is jo@fernbank.io")  # the owner is no invitee
+    assert not writes(flagdeck, p)
     p = plan(flagdeck, "owner jo@fernbank.io is out of seats, add a seat and invite sam@fernbank.io as admin")
     assert args(p, "find_workspace_by_email")["owner_email"] == "jo@fernbank.io"
     assert args(p, "invite_member")["email"] == "sam@fernbank.io"
@@ -129,6 +136,13 @@ def test_what_follows_the_colon_is_the_subject(flagdeck: Assistant) -> None:
     assert (p.status, p.tool) == ("planned", "create_support_ticket")
     made = args(p, "create_support_ticket")
     assert (made["workspace_id"], made["priority"], made["subject"]) == ("ws_Lm30pQ", "high", "webhooks delayed by 10 min")
+
+
+def test_a_colon_inside_a_value_is_no_subject_break(flagdeck: Assistant) -> None:
+    p = plan(flagdeck, "raise a p2 ticket for ws_Lm30p7: webhooks delayed since 10:30")
+    assert args(p, "create_support_ticket")["subject"] == "webhooks delayed since 10:30"
+    p = plan(flagdeck, "raise a p2 ticket for ws_Lm30pQ, webhooks to https://hooks.acme.io:8443/x fail")
+    assert all(s.arguments.get("subject") != "8443/x fail" for s in p.steps)
 
 
 def test_a_last_clause_asking_for_nothing_is_the_reason(peixun: Assistant) -> None:
