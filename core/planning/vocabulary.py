@@ -111,8 +111,8 @@ def shape_fits(value: str, shape: Shape) -> bool:
     return True
 
 
-_HAPPENED = re.compile(r"(?i)\b(?:was|were|been|got)\s+(?:\w+ly\s+)?$")
-_HISTORY = re.compile(r"(?i)\b(?:was|were|been|got)\s+(?:\w+ly\s+)?([a-z][\w-]*)")
+_HAPPENED = re.compile(r"(?i)\b(?:was|were)\s+(?:\w+ly\s+)?$")  # (not "that has been retired": a state to reach)
+_HISTORY = re.compile(r"(?i)\b(?:was|were)\s+(?:\w+ly\s+)?([a-z][\w-]*)")
 
 
 def without_history(text: str) -> str:
