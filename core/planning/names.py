@@ -114,7 +114,7 @@ def person_names(text: str, is_own_word: Callable[[str], bool],
                 if end < len(text) and text[end] in _AFTER:
                     break
                 continue
-            if breaks(end) or (given == 2 and text[end:end + 1] in _AFTER_FULL and end < len(text)):
+            if breaks(end) or (given == 2 and text[end:end + 1] in _AFTER_FULL):
                 yield name, i, end
                 taken_until = end
                 break

@@ -198,7 +198,8 @@ class RulePlanner:
         stems = self.voc.lexicon.stems(masked)
         stem_set = set(stems)
         memo: dict[object, object] = {}  # slot candidates, shared by the candidates of this request
-        unhistoried = self.voc.lexicon.stems(without_history(masked))  # (not "it was archived")
+        told = without_history(masked)  # (not "it was archived"; most requests tell no history: stems as they are)
+        unhistoried = stems if told == masked else self.voc.lexicon.stems(told)
         loosely = {r for r in self.kn.rules if r not in stated and self.voc.loose_state_hits(unhistoried, r)}
         clauses = self._clause_words(masked)
         things = definite_things(masked)

@@ -111,7 +111,7 @@ def shape_fits(value: str, shape: Shape) -> bool:
     return True
 
 
-_HAPPENED = re.compile(r"(?i)\b(?:was|were)\s+(?:\w+ly\s+)?$")  # (not "that has been retired": a state to reach)
+# (not "that has been retired": a state to reach)
 _HISTORY = re.compile(r"(?i)\b(?:was|were)\s+(?:\w+ly\s+)?([a-z][\w-]*)")
 
 
@@ -421,7 +421,7 @@ class Vocabulary:
     def state_hits(self, text: str, rule: str) -> list[PhraseHit[StepId]]:
         """States the request names as where to go — not as what already happened ("it was archived by
         mistake" tells the flag's history, it asks for no archiving)."""
-        return [h for h in find_phrases(text, self.states.get(rule, [])) if not _HAPPENED.search(text[:h.start])]
+        return find_phrases(without_history(text), self.states.get(rule, []))  # (masking keeps positions)
 
     def loose_state_hits(self, stems: list[str], rule: str) -> list[StepId]:
         """States named by another form of their word ("receive it" for the state "received")."""
