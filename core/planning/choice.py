@@ -86,6 +86,7 @@ class Candidate:
     skipped_writes: frozenset[str] = frozenset()  # ... and those its conditions skip for this request
     presumes: list[str] = field(default_factory=list)  # things said to exist ("the booking") its first write makes
     leaves: int = 0  # clauses of the request (with words the knowledge knows) it knows no word of
+    deaf: bool = False  # a part put as a request of its own ("…，帮他开通邮箱") that it knows no word of
     lookups_dropped: bool = False  # a recipe whose plan dropped steps for values the request carries, all reads
     carried: bool = False  # a recipe whose producing steps were dropped: the thing they make exists already
     asks: bool = False  # the request is put as a question ("?", 吗, 有没有...)
@@ -330,7 +331,12 @@ def existing(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[s
         return best
     before = {s.tool_name for s in ran[:[s.tool_name for s in ran].index(first)]}  # its look-ups: not what was asked
     asked = {name for name, words in best.spoken.items() if name != first and name not in before and words - own}
-    return next((c for c in ranked if c.kind == "tool" and c.name in asked and c.score >= ASK_MIN), best)
+    # that step, or another recipe that does it and makes nothing the request speaks of as existing
+    # ("把这台电脑领用给李娜": handing over, not the new-hire recipe that registers a new computer first)
+    return next((c for c in ranked if c.score >= ASK_MIN and (
+        (c.kind == "tool" and c.name in asked)
+        or (c.kind == "rule" and c is not best and not c.presumes and first not in c.running_writes
+            and asked & c.running_writes))), best)
 
 
 def corroborated(best: Candidate, rivals: list[Candidate]) -> bool:
@@ -362,6 +368,16 @@ def outvalued(best: Candidate, rival: Candidate) -> bool:
     """The request's stated values decide between two close candidates: the best takes them and
     has all it needs, the rival takes none of them and would still have to ask."""
     return best.fill >= 1.0 and _stated(best) > 0 and rival.fill < 1.0 and _stated(rival) == 0
+
+
+def outfitted(best: Candidate, rival: Candidate) -> bool:
+    """Both take the same stated values, and the best takes them as what they are while the rival
+    only could ('"王建国"的工号': a person's name for the employee look-up, any quoted text for the
+    supplier's): the values' own shape decides."""
+    mine = {(f.start, f.end): f.score for f in (best.assignment.values.values() if best.assignment else [])}
+    theirs = {(f.start, f.end): f.score for f in (rival.assignment.values.values() if rival.assignment else [])}
+    return bool(mine) and mine.keys() == theirs.keys() and best.fill >= rival.fill \
+        and all(mine[k] >= theirs[k] for k in mine) and any(mine[k] - theirs[k] >= 0.5 for k in mine)
 
 
 def unexplaining(best: Candidate, rival: Candidate) -> bool:
@@ -410,6 +426,9 @@ def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decisi
     presumed, best = best, existing(best, ranked, steps_of)
     if best is not presumed and best.plan is not None and best.plan.missing:
         return Decision("plan", best)  # it asks which existing thing is meant: nothing is written
+    if best.writes and not best.named and best.deaf:
+        # "新人入职，帮他开通邮箱和VPN": what is asked is a part this write knows nothing of
+        return _unsaid_change(best, [c for c in ranked if c is not best and c.score >= ASK_MIN])
     if best.writes and not best.named and _runs_unasked(best):
         return _unsaid_change(best, [c for c in ranked if c is not best and c.score >= ASK_MIN])
     if best.cov < COV_MIN and not best.strong:
@@ -428,7 +447,7 @@ def _judge(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str
     """Plan the chosen candidate, or ask, or say nothing fits: by its evidence against its rivals'."""
     rivals = [c for c in ranked if c is not best and not related(best, c, steps_of) and c.score >= ASK_MIN]
     # a rival the request's words oppose (a read, when they ask for a change) is no rival
-    close = [c for c in rivals if best.score - c.score < CLOSE and not outvalued(best, c)
+    close = [c for c in rivals if best.score - c.score < CLOSE and not outvalued(best, c) and not outfitted(best, c)
              and not (c.intent < 0 < best.intent and not c.strong)
              and not unexplaining(best, c)
              # (a recipe that would still ask for values to run writes the request says nothing of is no
@@ -459,6 +478,11 @@ def _judge(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str
     if best.score >= ASK_MIN and not best.writes and best.fill >= 1.0 and _stated(best) > 0 and far_ahead(best, rivals):
         return Decision("plan", best)  # a look-up of the very thing the request names: reading is harmless
     if best.score >= ASK_MIN and corroborated(best, rivals):
+        return Decision("plan", best)
+    if best.score >= ASK_MIN and best.plan is not None and best.plan.missing and best.intent >= 0 \
+            and not best.asks and far_ahead(best, rivals):
+        # nothing else is a plausible reading and it needs values before anything runs: ask for those
+        # ("create a policyholder called Dana Whitfield": the email), not which of one thing is meant
         return Decision("plan", best)
     if best.score >= ASK_MIN:
         return Decision("ask", best, [best, *rivals[:2]], reason="plausible but weak evidence")

@@ -488,6 +488,10 @@ class Extractor:
         shapes = [self.voc.shapes[k] for k in keys if k in self.voc.shapes]
         out = []
         starts = frozenset(s.start for s in spans)
+        for sp in spans:  # a name in quotes ("交接给“周敏”", 'to "Ann Lee"') is said as the name
+            if sp.kind == "quoted" and isinstance(sp.value, str) and (looks_like_name(sp.value, said_as_name=True)
+                                                                      or _EN_FULL_NAME.fullmatch(sp.value)):
+                out.append(Found(sp.value, sp.start, sp.end, "named", CONTEXT + 0.05))
         for name, start, end in person_names(text, self.voc.is_own_word, starts):
             if any(s.start < end and start < s.end for s in spans):
                 continue
@@ -510,15 +514,16 @@ class Extractor:
             if span.kind == "id" and _other_kind(span.text, shapes):
                 continue  # another kind of id than the examples', however it is introduced ("invoice INV-…")
             best = max((self._affinity(span, p, shapes) for p in implied), default=0.0)
-            named = any(_kind_fits(span, p) and _named_before(text, span.start, p) for _, p in slot.params)
+            named = any(_kind_fits(span, p) and (_named_before(text, span.start, p) or (
+                span.kind in ("number", "amount") and _named_after(text, span.end, p))) for _, p in slot.params)
             if best <= 0 and not named:
                 continue
             left = _left_word(text, span.start)
             if left and any(left in s.lefts for s in shapes):
                 best += LEFT_BONUS
             how = f"span:{span.kind}"
-            if named:
-                best, how = max(best, CONTEXT), "named"  # "quantity 0", "数量为2": said for this parameter
+            if named:  # "quantity 0", "数量为2": said for this parameter (in quotes: its very words)
+                best, how = max(best, CONTEXT + (0.05 if span.kind == "quoted" else 0.0)), "named"
             if span in whole:
                 best += 0.05  # "tomorrow 3pm" says more of this value than "tomorrow" does
             out.append(Found(_as_fraction(span, implied), span.start, span.end, how, best))
@@ -714,7 +719,8 @@ def _known_patterns(known: frozenset[str]) -> tuple[re.Pattern[str], re.Pattern[
     heads = "|".join(rf"[\u4e00-\u9fff]{{{n - 1}}}" for n in sorted({len(v) for v in cjk}, reverse=True))
     return literal, re.compile(rf"(?:^|(?<=[\s,，。:：;；、{_BEFORE_VALUE}]))(?:{heads}){re.escape(suffix)}")
 _NAMING = re.compile(r"(?:名字?叫|名为|叫做|姓名[是为:：]?|\bnamed|\bcalled)\s*$", re.I)
-_CONNECTOR = re.compile(r"(?:\s|[:：=]|\bis\b|\bof\b|\bat\b|\bto\b|\bas\b|为|是|设为|改为|等于)*$", re.I)
+_EN_FULL_NAME = re.compile(r"[A-Z][a-z'’-]+(?: [A-Z][a-z'’-]+){1,2}")
+_CONNECTOR = re.compile(r"(?:\s|[:：=]|\bis\b|\bof\b|\bat\b|\bto\b|\bas\b|为|是|设为|改为|等于|写成|写|填写|填|注明)*$", re.I)
 
 
 # A parameter that holds prose, by its name: a subject or summary, a reason, a note or comment.
@@ -743,6 +749,8 @@ def _kind_fits(span: Span, param: ParamSpec) -> bool:
     """Whether a value of this kind can be meant for this parameter at all (a date is not a name)."""
     if span.kind in ("number", "amount"):
         return param.type in ("integer", "number") or (param.type == "string" and span.kind == "number")
+    if span.kind == "quoted":  # '原因写"主板烧毁"': a quotation for a free-text parameter
+        return param.type == "string" and param.enum is None and not is_typed(param)
     if span.kind == "date":
         return param.type == "string" and bool(re.search(r"date|day|time|日期|时间|日", f"{param.name} {param.description}"))
     # an id is never a date, an email or a URL ("surrender PL2024000135": not the surrender_date)
@@ -753,6 +761,14 @@ def _named_before(text: str, start: int, param: ParamSpec) -> bool:
     """Whether the words right before a value name this parameter ("quantity 0", "数量为2")."""
     window = _window_before(text[max(0, start - 24):start])
     return bool(window) and window.endswith(_param_names(param.name, param.description or ""))
+
+
+def _named_after(text: str, end: int, param: ParamSpec) -> bool:
+    """Whether the words right after a number name this parameter ("250,000 sum insured", "10 extra
+    days"): English puts a quantity's name after it."""
+    after = text[end:end + 32].lstrip().lower()
+    return any(re.match(re.escape(n) + r"(?![a-z])", after) for n in _param_names(param.name, param.description or "")
+               if n.isascii() and (" " in n or len(n) >= 4))
 
 
 @lru_cache(maxsize=8192)

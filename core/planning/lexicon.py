@@ -188,7 +188,13 @@ def is_question(text: str) -> bool:
     if is_polite_request(stripped):
         return False
     return "?" in text or "？" in text or stripped.endswith(("吗", "呢", "么", "没有", "没")) or "有没有" in text \
-        or "是否" in text
+        or "是否" in text or bool(_ASKING_WORD_ZH.search(stripped))
+
+
+# A Chinese question needs no question mark: an interrogative word asks ("这台是谁在用", "工号是多少").
+# Not 几 or 什么 alone: "造几笔订单" makes a few, "没什么问题" asks nothing
+# (哪 neither: "属于哪个部还没定" tells what is not known yet)
+_ASKING_WORD_ZH = re.compile(r"是谁|谁(?:在|的|来)|(?:是|有|剩|还剩)多少|多少钱|是什么|什么(?:状态|时候|情况)")
 
 
 _INQUIRY = re.compile(r"^\s*(?:what|what's|whats|how|which|when|who|whose|why|where|is|are|was|were|does|do|did|has|have)\b|"

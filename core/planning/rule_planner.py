@@ -202,6 +202,7 @@ class RulePlanner:
         unhistoried = stems if told == masked else self.voc.lexicon.stems(told)
         loosely = {r for r in self.kn.rules if r not in stated and self.voc.loose_state_hits(unhistoried, r)}
         clauses = self._clause_words(masked)
+        asked = self._asked_parts(masked)
         things = definite_things(masked)
         ignored: dict[str, list[Span]] = {}  # candidate -> the values it would leave unused
         knows = lru_cache(maxsize=None, typed=True)(self.voc.lexicon.knows)  # asked again for every rule of a tool
@@ -271,6 +272,7 @@ class RulePlanner:
                 makes = made_by_name(name)  # (a Chinese word for it: one the maker's own words know)
                 c.presumes = [w for w in things if w in makes or (makes and not w.isascii() and knows(key, w))]
             c.leaves = sum(not any(knows(key, t) for t in clause) for clause in clauses)
+            c.deaf = any(not any(knows(key, t) for t in part) for part in asked)
             dropped = [m[1] for n in c.plan.notes if (m := _DROPPED.match(n))]
             c.lookups_dropped = bool(dropped) and not any(self._writes("tool", t) for t in dropped)
             c.carried = bool(dropped)
@@ -403,6 +405,21 @@ class RulePlanner:
         keys |= self.voc.lexicon.rare_holders(self.voc.lexicon.request_tokens(text), RARE_HOLDERS)
         return [k for k in everything if k in keys]
 
+    def _asked_parts(self, text: str) -> list[list[str]]:
+        """The words of each part put as a request of its own that asks for things nothing here
+        knows ("…，帮他开通邮箱和VPN": two such words at least), when the request has other parts: a
+        candidate that knows none of its words does not do what was asked."""
+        parts = [p for p in _CLAUSE_BREAK.split(text) if p.strip()]
+        if len(parts) < 2:
+            return []
+        out = []
+        for part in parts:
+            if _ASKING_CLAUSE.match(part):
+                words = [t for t in self.voc.lexicon.request_tokens(part) if whole_word(t)]
+                if sum(not self.voc.lexicon.has(t) for t in words) >= 2:
+                    out.append(words)
+        return out
+
     def _clause_words(self, text: str) -> list[list[str]]:
         """Each clause's telling words the knowledge knows (not single characters, not words most
         candidates share), for clauses that have any: what a candidate must know something of to be
@@ -425,8 +442,8 @@ class RulePlanner:
         lexicon = self.voc.lexicon
 
         def remark(s: int, e: int) -> bool:
-            if any(us < e and s < ue for us, ue in units):
-                return False
+            if any(us < e and s < ue for us, ue in units) or _ASKING_CLAUSE.match(text[s:e]):
+                return False  # (a clause that asks for something is the request, known words or not)
             tokens = lexicon.request_tokens(text[s:e])
             known = sum(lexicon.has(t) for t in tokens)
             # (or mostly words nothing here knows: "their conversion tracking broke last night")
@@ -829,6 +846,8 @@ _CLAUSE = re.compile(r"[^,，。;；!！?？\n]+")  # a clause: the text between
 # task ("办完离职顺便补个HC", "… and also give them a key")
 _CLAUSE_BREAK = re.compile(r"[,，。;；!！?？\n]|顺便|(?<!不)同时|然后|并且|另外|再帮|(?i:\b(?:and also|and then|plus|as well as)\b)")
 _DROPPED = re.compile(r"dropped step \d+ \((\w+)\)")
+# A clause put as a request ("帮他开通邮箱和VPN", "please also reset the 2FA"): never a remark
+_ASKING_CLAUSE = re.compile(r"\s*(?:帮(?:我|他|她|忙|一下)?|请(?:帮)?|麻烦|给我|(?i:please|pls|can you|could you|would you))")
 _ASIDE = re.compile(r"[(（][^()（）]*[)）]")  # a parenthesis: detail about what is asked, not a value to use
 
 
