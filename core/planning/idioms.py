@@ -41,7 +41,14 @@ IDIOMS_EN: tuple[tuple[str, str], ...] = (
     ("bring ~ up|pull ~ up|dig ~ up|look ~ up|fetch ~ up|call ~ up|show me|let me see|give me a look at|"
      "have a look at|take a look at", "show view get find lookup list check"),
     # making, starting
-    ("spin ~ up|stand ~ up|set ~ up|whip ~ up|knock ~ up|rustle ~ up", "create provision make new add open start"),
+    ("spin ~ up|stand ~ up|set ~ up|whip ~ up|knock ~ up|rustle ~ up|wire ~ up", "create provision make new add open start"),
+    # replacing a thing with a new one of the same kind
+    ("swap ~ for a fresh one|swap ~ for a new one|swap ~ out for a new one|swap ~ out|replace ~ with a fresh one|"
+     "replace ~ with a new one|cycle ~ out", "rotate replace regenerate reissue renew"),
+    # making up for something
+    ("comp|make it up to|make ~ up to", "credit compensate refund goodwill"),
+    # a role up or down
+    ("promote ~ to|demote ~ to|make ~ an", "change update set role"),
     ("fire ~ up|boot ~ up|start ~ up|power ~ on|turn ~ on|switch ~ on|kick off|kick ~ off", "start enable launch activate run"),
     # stopping
     ("shut ~ down|shut ~ off|power ~ off|power ~ down|turn ~ off|switch ~ off", "stop disable deactivate shutdown suspend"),
@@ -55,7 +62,7 @@ IDIOMS_EN: tuple[tuple[str, str], ...] = (
     ("hand ~ over to|hand ~ off to|hand ~ over|hand ~ off|pass ~ over to|pass ~ on to|pass ~ to",
      "assign reassign transfer handover"),
     ("bump ~ up|move ~ up|kick ~ upstairs|push ~ up|bump ~ to", "escalate upgrade raise increase promote"),
-    ("drop down to|drop back to|drop ~ down to|bump ~ down to|knock ~ down to|move ~ down to|step ~ down to",
+    ("drop down to|drop back to|drop ~ down to|drop ~ to|bump ~ down to|knock ~ down to|move ~ down to|step ~ down to",
      "downgrade lower decrease reduce change"),
     ("move ~ to|move ~ onto|move ~ over to|switch ~ to|switch ~ over to|put ~ on", "change switch move transfer"),
     ("top ~ up|top-up", "topup credit add recharge"),

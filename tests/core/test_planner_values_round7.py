@@ -121,3 +121,34 @@ def test_a_lone_plausible_reading_asks_for_its_values_not_which_one(claimdesk: A
     assert args(p, "create_policyholder")["full_name"] == "Dana Whitfield"
     p = plan(claimdesk, "file a claim for a stolen bike")
     assert (p.status, p.tool, p.missing) == ("needs_input", "file_claim", ["policy_number"])
+
+
+# --- everyday verbs: idioms of the language, read as the plain words a pack knows --------------------------
+
+@pytest.fixture(scope="module")
+def flagdeck() -> Iterator[Assistant]:
+    yield from pack_assistant(GENERALITY / "flagdeck")
+
+
+def test_promote_to_is_a_role_change(flagdeck: Assistant) -> None:
+    p = plan(flagdeck, "promote priya@orbitpay.com to administrator in ws_Zr81Kc")
+    assert (p.status, p.tool) == ("planned", "change_member_role")
+    assert args(p, "change_member_role") == {"workspace_id": "ws_Zr81Kc", "member_email": "priya@orbitpay.com",
+                                             "new_role": "admin"}
+
+
+def test_drop_them_to_a_tier_is_a_downgrade(flagdeck: Assistant) -> None:
+    p = plan(flagdeck, "kim@lumenhq.com isn't renewing - drop them to the no-cost tier, keep a copy of their "
+                       "audit trail first")
+    assert (p.status, p.rule) == ("planned", "downgrade_to_free")
+    assert [s.tool_name for s in p.running()] == ["find_workspace_by_email", "export_audit_log", "change_plan"]
+    assert args(p, "change_plan")["plan"] == "free"
+
+
+def test_swapping_for_a_fresh_one_reads_as_replacing() -> None:
+    from core.planning.idioms import idiom_hits
+
+    (hit,) = idiom_hits("key_1 leaked, swap it for a fresh one")
+    assert "rotate" in hit.means and "replace" in hit.means
+    (hit,) = idiom_hits("comp them €80")
+    assert "credit" in hit.means
