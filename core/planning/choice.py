@@ -87,6 +87,8 @@ class Candidate:
     presumes: list[str] = field(default_factory=list)  # things said to exist ("the booking") its first write makes
     leaves: int = 0  # clauses of the request (with words the knowledge knows) it knows no word of
     deaf: bool = False  # a part put as a request of its own ("…，帮他开通邮箱") that it knows no word of
+    unverbed: bool = False  # the request starts with a verb of change the knowledge knows and it does not ("send …")
+    elsewhere: bool = False  # ... and acts on a thing the knowledge knows, in words it knows none of ("refund the room charge")
     lookups_dropped: bool = False  # a recipe whose plan dropped steps for values the request carries, all reads
     carried: bool = False  # a recipe whose producing steps were dropped: the thing they make exists already
     asks: bool = False  # the request is put as a question ("?", 吗, 有没有...)
@@ -440,7 +442,18 @@ def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decisi
         if changes:
             return Decision("ask", changes[0], changes[:3], reason="the request asks for a change; this would only read")
         return Decision("no_match", None, reason="the request asks for a change nothing here makes")
-    return _judge(best, ranked, steps_of)
+    decision = _judge(best, ranked, steps_of)
+    if decision.verdict == "plan" and _misdirected(best):
+        return _unsaid_change(best, [c for c in ranked if c is not best and c.score >= ASK_MIN])
+    return decision
+
+
+def _misdirected(best: Candidate) -> bool:
+    """A write no trigger or state named that does not do the request's leading verb (a recipe of
+    several writes: "send jane@… a pre-arrival email" is no stay lifecycle that knows the email and
+    "arrival"), or does it to a thing it knows no word of ("refund the room charge on R1": a deposit
+    refund knows refunds, not charges)."""
+    return best.writes and not best.strong and ((best.unverbed and len(best.running_writes) >= 2) or best.elsewhere)
 
 
 def _judge(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str]]) -> Decision:

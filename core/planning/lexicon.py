@@ -75,7 +75,7 @@ def stem(word: str) -> str:
 READ_CUES = frozenset(stem(w) for w in """look show view see check status find lookup what whats which where when how
 who whom pull display read fetch list search track tell quote much many available exist details detail info balance
 remaining left""".split())
-WRITE_CUES = frozenset(stem(w) for w in """create make add new book schedule register record send issue raise submit apply
+WRITE_CUES = frozenset(stem(w) for w in """create make add new book schedule register record send issue raise submit apply refund
 cancel delete remove update change move transfer approve reject pay ship dispatch generate build spin open close
 assign grant revoke reset deliver mark write adjust bump reserve replace report log file purge wipe drop erase clear
 destroy truncate""".split())
@@ -243,6 +243,46 @@ def named_actions(text: str) -> list[tuple[str, int]]:
         if verb not in GENERIC_ACTIONS_ZH and verb[-1] not in GENERIC_ACTIONS_ZH:
             out.append((verb, at))
     return out
+
+
+# An English request's leading verb, after the politeness before it ("pls send …", "can you refund …")
+_LEADING = re.compile(r"\s*(?:(?:please|pls|plz|kindly|just|hey|hi|can you|could you|would you|can we|could we)\s+)*"
+                      r"([A-Za-z]+)", re.I)
+
+
+def leading_verb(text: str) -> str | None:
+    """The action an English imperative starts with ("send jane@… a pre-arrival email" -> send), when it
+    is a verb of changing something that says which change (not make/create/add: any maker does that)."""
+    m = _LEADING.match(text)
+    word = stem(m.group(1).lower()) if m else None
+    return word if word in WRITE_CUES and word not in MAKE_CUES and word not in _LIGHT_VERBS else None
+
+
+# Verbs that put in or hand out whatever follows ("issue a refund", "raise a ticket", "log it"): they
+# say no particular change either
+_LIGHT_VERBS = frozenset(stem(w) for w in "issue raise submit apply record log file report write book schedule "
+                                          "register deliver".split())
+
+
+_OBJECT = re.compile(r"\s*(?:(?:the|a|an|this|that|these|those|my|our|their|his|her|its|them|him|it|me|us)\s+)*"
+                     r"((?:[A-Za-z][A-Za-z'-]*\s*){1,3})")
+_OBJECT_END = frozenset("on for to in at of with from by as and or but so because since pls please asap now today "
+                        "tomorrow".split())
+
+
+def leading_object(text: str) -> str:
+    """The thing a leading verb acts on ("refund the room charge on …" -> "room charge"): the words
+    after the verb up to a preposition, a value (masked as blanks) or punctuation."""
+    m = _LEADING.match(text)
+    if not m or leading_verb(text) is None:
+        return ""
+    rest = _OBJECT.match(text, m.end())
+    words: list[str] = []
+    for w in (rest.group(1).split() if rest else []):
+        if w.lower() in _OBJECT_END:
+            break
+        words.append(w)
+    return " ".join(words)
 
 
 def destructive(text: str) -> list[str]:

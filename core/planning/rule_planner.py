@@ -51,6 +51,8 @@ from core.planning.lexicon import (
     inquires,
     intent,
     is_question,
+    leading_object,
+    leading_verb,
     made_by_name,
     modifiers,
     name_words,
@@ -192,6 +194,11 @@ class RulePlanner:
         plain_text = self._plain(text)
         destroys = destructive(plain_text)
         actions = named_actions(plain_text)
+        lead = leading_verb(plain_text)
+        lead = lead if lead and self.voc.lexicon.has(lead) else None  # (a verb nothing here knows: `unable`/alien)
+        # the thing it acts on, in words the knowledge knows ("refund the room charge": a charge, not a deposit)
+        acted_on = [t for t in self.voc.lexicon.request_tokens(leading_object(self._plain(masked)))
+                    if whole_word(t) and self.voc.lexicon.has(t)]
         asks = is_question(text)
         inquiry = inquires(text)
         fact = asks_when_or_why(text)
@@ -273,6 +280,8 @@ class RulePlanner:
                 c.presumes = [w for w in things if w in makes or (makes and not w.isascii() and knows(key, w))]
             c.leaves = sum(not any(knows(key, t) for t in clause) for clause in clauses)
             c.deaf = any(not any(knows(key, t) for t in part) for part in asked)
+            c.unverbed = lead is not None and not knows(key, lead)
+            c.elsewhere = bool(acted_on) and not any(knows(key, t) for t in acted_on)
             dropped = [m[1] for n in c.plan.notes if (m := _DROPPED.match(n))]
             c.lookups_dropped = bool(dropped) and not any(self._writes("tool", t) for t in dropped)
             c.carried = bool(dropped)

@@ -152,3 +152,46 @@ def test_swapping_for_a_fresh_one_reads_as_replacing() -> None:
     assert "rotate" in hit.means and "replace" in hit.means
     (hit,) = idiom_hits("comp them €80")
     assert "credit" in hit.means
+
+
+# --- the verb and its object: a write that does neither is not what was asked ------------------------------
+
+def test_the_leading_verb_and_what_it_acts_on() -> None:
+    from core.planning.lexicon import leading_object, leading_verb
+
+    assert leading_verb("pls send jane@x.io a pre-arrival email") == "send"
+    assert leading_verb("create a refunded order") is None  # any maker makes: it says no particular change
+    assert leading_object("refund the room charge on          , the AC was broken") == "room charge"
+    assert leading_object("cancel my booking for tomorrow") == "booking"
+    assert leading_object("show me the invoice") == ""  # a read: no change to direct
+
+
+def _write(name: str, **features: object) -> object:
+    from core.planning.choice import Candidate
+
+    base: dict[str, object] = dict(writes=True, lex=0.6, cov=0.77, rank=0.5, fit=1.0, fill=1.0, intent=1.0, mass=1.0)
+    return Candidate("rule", name, **{**base, **features})  # type: ignore[arg-type]
+
+
+def test_a_write_that_does_not_know_the_requests_verb_is_asked_about() -> None:
+    """"send jane@… a pre-arrival email": the stay lifecycle takes the email and knows "arrival", but
+    sending is what other tools of the pack do — a five-step write must not run on that."""
+    from core.planning.choice import decide
+
+    steps = frozenset({"create_reservation", "assign_room", "check_in_guest"})
+    lifecycle = _write("stay_lifecycle", unverbed=True, running_writes=steps)
+    assert decide([lifecycle], {}).verdict == "ask"
+    assert decide([_write("stay_lifecycle", running_writes=steps)], {}).verdict == "plan"  # the verb known
+    named = _write("stay_lifecycle", unverbed=True, running_writes=steps, trigger=1.0)
+    assert decide([named], {}).verdict == "plan"  # named by its trigger: it is what was asked
+    # one write ("issue a refund" for the refund tool): a verb that only puts something in is no mismatch
+    assert decide([_write("refund", unverbed=True, running_writes=frozenset({"refund"}))], {}).verdict == "plan"
+
+
+def test_a_write_on_a_thing_it_does_not_know_is_asked_about() -> None:
+    """"refund the room charge on R1": the deposit refund knows "refund", not the charge it is asked
+    to refund; nothing here refunds charges."""
+    from core.planning.choice import decide
+
+    assert decide([_write("deposit_refund", elsewhere=True)], {}).verdict == "ask"
+    assert decide([_write("deposit_refund", elsewhere=True, alien=0.3)], {}).verdict == "no_match"
