@@ -54,6 +54,7 @@ COV_MIN = 0.34      # most of the request unexplained by the best candidate: not
 WRITE_MASS = 0.5    # a write needs a telling word of its own (or a trigger, state, near-verbatim example)
 ALIEN_ASIDE = 0.2  # a weak write for a request a fifth of whose words nothing knows is about something else
 LEX_LEAD = 0.15     # tolerance: a step whose example is no more than this further from the request than the recipe's
+LONE_LEX = 0.4      # a lone weak reading asks for its values only when an example of it is this near
 PINNED_MARGIN = 1.0  # ... or inputs pinned by the request, with every unrelated rival far behind (e ≈ 2.7×)
 
 
@@ -379,7 +380,7 @@ def outfitted(best: Candidate, rival: Candidate) -> bool:
     mine = {(f.start, f.end): f.score for f in (best.assignment.values.values() if best.assignment else [])}
     theirs = {(f.start, f.end): f.score for f in (rival.assignment.values.values() if rival.assignment else [])}
     return bool(mine) and mine.keys() == theirs.keys() and best.fill >= rival.fill \
-        and all(mine[k] >= theirs[k] for k in mine) and any(mine[k] - theirs[k] >= 0.5 for k in mine)
+        and all(mine[k] >= theirs[k] for k in mine) and any(mine[k] - theirs[k] >= 0.25 for k in mine)
 
 
 def unexplaining(best: Candidate, rival: Candidate) -> bool:
@@ -493,9 +494,12 @@ def _judge(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str
     if best.score >= ASK_MIN and corroborated(best, rivals):
         return Decision("plan", best)
     if best.score >= ASK_MIN and best.plan is not None and best.plan.missing and best.intent >= 0 \
-            and not best.asks and far_ahead(best, rivals):
-        # nothing else is a plausible reading and it needs values before anything runs: ask for those
-        # ("create a policyholder called Dana Whitfield": the email), not which of one thing is meant
+            and not best.asks and not best.ignores and not best.presumes and best.mass >= WRITE_MASS \
+            and best.lex >= LONE_LEX and far_ahead(best, rivals):
+        # nothing else is a plausible reading, an example of it is near, and it needs values before
+        # anything runs: ask for those ("create a policyholder called Dana Whitfield": the email), not
+        # which of one thing is meant. (A far one — "给全员发个中秋福利通知" for the offer tool — is offered
+        # as a choice: a value given in answer would run it.)
         return Decision("plan", best)
     if best.score >= ASK_MIN:
         return Decision("ask", best, [best, *rivals[:2]], reason="plausible but weak evidence")

@@ -48,7 +48,7 @@ IDIOMS_EN: tuple[tuple[str, str], ...] = (
     # making up for something
     ("comp|make it up to|make ~ up to", "credit compensate refund goodwill"),
     # a role up or down
-    ("promote ~ to|demote ~ to|make ~ an", "change update set role"),
+    ("promote ~ to|demote ~ to", "promote demote change update set role"),
     ("fire ~ up|boot ~ up|start ~ up|power ~ on|turn ~ on|switch ~ on|kick off|kick ~ off", "start enable launch activate run"),
     # stopping
     ("shut ~ down|shut ~ off|power ~ off|power ~ down|turn ~ off|switch ~ off", "stop disable deactivate shutdown suspend"),
@@ -62,7 +62,7 @@ IDIOMS_EN: tuple[tuple[str, str], ...] = (
     ("hand ~ over to|hand ~ off to|hand ~ over|hand ~ off|pass ~ over to|pass ~ on to|pass ~ to",
      "assign reassign transfer handover"),
     ("bump ~ up|move ~ up|kick ~ upstairs|push ~ up|bump ~ to", "escalate upgrade raise increase promote"),
-    ("drop down to|drop back to|drop ~ down to|drop ~ to|bump ~ down to|knock ~ down to|move ~ down to|step ~ down to",
+    ("drop down to|drop back to|drop ~ down to|drop them to|drop it to|drop him to|drop her to|bump ~ down to|knock ~ down to|move ~ down to|step ~ down to",
      "downgrade lower decrease reduce change"),
     ("move ~ to|move ~ onto|move ~ over to|switch ~ to|switch ~ over to|put ~ on", "change switch move transfer"),
     ("top ~ up|top-up", "topup credit add recharge"),

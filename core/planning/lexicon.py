@@ -75,7 +75,7 @@ def stem(word: str) -> str:
 READ_CUES = frozenset(stem(w) for w in """look show view see check status find lookup what whats which where when how
 who whom pull display read fetch list search track tell quote much many available exist details detail info balance
 remaining left""".split())
-WRITE_CUES = frozenset(stem(w) for w in """create make add new book schedule register record send issue raise submit apply refund
+WRITE_CUES = frozenset(stem(w) for w in """create make add new book schedule register record send issue raise submit apply
 cancel delete remove update change move transfer approve reject pay ship dispatch generate build spin open close
 assign grant revoke reset deliver mark write adjust bump reserve replace report log file purge wipe drop erase clear
 destroy truncate""".split())
@@ -188,17 +188,21 @@ def is_question(text: str) -> bool:
     if is_polite_request(stripped):
         return False
     return "?" in text or "？" in text or stripped.endswith(("吗", "呢", "么", "没有", "没")) or "有没有" in text \
-        or "是否" in text or bool(_ASKING_WORD_ZH.search(stripped))
+        or "是否" in text or any(not _CONCESSIVE.search(stripped[:m.start()]) and not _ANY_WILL_DO.match(stripped, m.end())
+                                for m in _ASKING_WORD_ZH.finditer(stripped))
 
 
 # A Chinese question needs no question mark: an interrogative word asks ("这台是谁在用", "工号是多少").
 # Not 几 or 什么 alone: "造几笔订单" makes a few, "没什么问题" asks nothing
 # (哪 neither: "属于哪个部还没定" tells what is not known yet)
 _ASKING_WORD_ZH = re.compile(r"是谁|谁(?:在|的|来)|(?:是|有|剩|还剩)多少|多少钱|是什么|什么(?:状态|时候|情况)")
+# ... unless it says "whoever / whatever": 不管是什么原因, 谁来审批都行, 有多少退多少
+_CONCESSIVE = re.compile(r"(?:不管|无论|不论)[^,，。;；]*$")
+_ANY_WILL_DO = re.compile(r"[^,，。;；]{0,6}?(?:都|也)(?:行|可以|可|好|成)|[^,，。;；]{0,2}[退给发补扣][^,，。;；]{0,2}多少")
 
 
 _INQUIRY = re.compile(r"^\s*(?:what|what's|whats|how|which|when|who|whose|why|where|is|are|was|were|does|do|did|has|have)\b|"
-                      r"什么|多少|几[个天次笔号]?|哪|是否|(?:吗|呢|没|没有)[?？]?\s*$", re.I)
+                      r"什么|多少|几[个天次笔号]?|哪|谁|是否|(?:吗|呢|没|没有)[?？]?\s*$", re.I)
 
 
 # Questions that ask when, why or how long: information only a read can give ("王芳什么时候转正" is no
@@ -255,17 +259,22 @@ def leading_verb(text: str) -> str | None:
     is a verb of changing something that says which change (not make/create/add: any maker does that)."""
     m = _LEADING.match(text)
     word = stem(m.group(1).lower()) if m else None
-    return word if word in WRITE_CUES and word not in MAKE_CUES and word not in _LIGHT_VERBS else None
+    return word if (word in WRITE_CUES or word in _LEADING_ONLY) and word not in MAKE_CUES and word not in _LIGHT_VERBS \
+        else None
+
+
+# Verbs of change only where they lead: "refund for inv_1?" and "the refund on inv_1" ask about one
+_LEADING_ONLY = frozenset({stem("refund")})
 
 
 # Verbs that put in or hand out whatever follows ("issue a refund", "raise a ticket", "log it"): they
 # say no particular change either
-_LIGHT_VERBS = frozenset(stem(w) for w in "issue raise submit apply record log file report write book schedule "
-                                          "register deliver".split())
+_LIGHT_VERBS = frozenset(stem(w) for w in "issue raise submit apply record log file report write schedule "
+                                          "deliver".split())
 
 
-_OBJECT = re.compile(r"\s*(?:(?:the|a|an|this|that|these|those|my|our|their|his|her|its|them|him|it|me|us)\s+)*"
-                     r"((?:[A-Za-z][A-Za-z'-]*\s*){1,3})")
+_OBJECT = re.compile(r" ?(?:(?:the|a|an|this|that|these|those|my|our|their|his|her|its|them|him|it|me|us) )*"
+                     r"((?:[A-Za-z][A-Za-z'-]*(?: (?=[A-Za-z]))?){1,3})")
 _OBJECT_END = frozenset("on for to in at of with from by as and or but so because since pls please asap now today "
                         "tomorrow".split())
 

@@ -176,8 +176,9 @@ def _value_class(value: str) -> tuple[str, bool]:
         return r"[A-Za-z0-9_.-]+", False
     if re.fullmatch(f"{_CJK}+", value):
         return f"{_CJK}{{1,{max(4, len(value) + 2)}}}?", True
-    if re.fullmatch(r"[A-Z][a-z'’-]+(?: [A-Z][a-z'’-]+)+", value):  # "Jordan Ellis": a run of capitalised words
-        return r"(?-i:[A-Z][A-Za-z'’-]+(?: [A-Z][A-Za-z'’-]+){0,3})", False
+    if re.fullmatch(r"[A-Z][a-z'’-]+(?: [A-Z][a-z'’-]+)+", value):  # "Jordan Ellis": as many capitalised words
+        word = r"[A-Z][^\W\d_]*(?:['’-][^\W\d_]+)*"  # (José Núñez, Seán O'Brien)
+        return rf"(?-i:{word}(?: {word}){{{value.count(' ')}}})(?![^\W\d_])", False
     return r"[^,，。;；\s]+?", True
 
 

@@ -195,3 +195,71 @@ def test_a_write_on_a_thing_it_does_not_know_is_asked_about() -> None:
 
     assert decide([_write("deposit_refund", elsewhere=True)], {}).verdict == "ask"
     assert decide([_write("deposit_refund", elsewhere=True, alien=0.3)], {}).verdict == "no_match"
+
+
+# --- found by an independent review of this round's change ------------------------------------------------
+
+@pytest.fixture(scope="module")
+def saasdesk() -> Iterator[Assistant]:
+    yield from pack_assistant(GENERALITY / "saasdesk")
+
+
+@pytest.fixture(scope="module")
+def stackhost() -> Iterator[Assistant]:
+    yield from pack_assistant(GENERALITY / "stackhost")
+
+
+def test_a_quoted_name_goes_where_it_is_labelled(caigou: Assistant) -> None:
+    """A quoted company name that could be a person's is the supplier's; the contact is the one
+    labelled 联系人."""
+    p = plan(caigou, '新增供应商"Acme Trading"，联系人"王芳"')
+    assert (p.status, p.tool) == ("planned", "create_supplier")
+    assert (args(p, "create_supplier")["supplier_name"], args(p, "create_supplier")["contact_name"]) == \
+        ("Acme Trading", "王芳")
+    p = plan(caigou, '新增供应商"金山"，联系人王芳')
+    assert (args(p, "create_supplier")["supplier_name"], args(p, "create_supplier")["contact_name"]) == ("金山", "王芳")
+
+
+def test_a_full_name_takes_as_many_words_as_the_examples_names(claimdesk: Assistant) -> None:
+    p = plan(claimdesk, "reassign CLM-2024-000318 to José Núñez")
+    assert args(p, "find_adjuster")["adjuster_name"] == "José Núñez"
+    p = plan(claimdesk, "reassign CLM-2024-000318 to Priya Raman Monday")  # not "Priya Raman Monday", nor a date
+    assert all(s.arguments.get("adjuster_name") in (None, "Priya Raman") for s in p.steps)
+
+
+def test_whoever_and_whatever_ask_nothing() -> None:
+    assert not is_question("PR2024060012先提交，谁来审批都行")
+    assert not is_question("不管是什么原因先退了")
+    assert not is_question("有多少退多少")
+
+
+def test_a_question_about_a_refund_is_no_refund(stackhost: Assistant) -> None:
+    for text in ("did the refund on inv_x9q3ld go through?", "refund for inv_x9q3ld?"):
+        assert not writes(stackhost, plan(stackhost, text)), text
+
+
+def test_a_weak_write_that_would_leave_a_value_unused_asks_which_not_for_its_values(saasdesk: Assistant) -> None:
+    """"reset 2FA for admin@…": nothing here resets 2FA; asking for a credit's amount would make the
+    next bare number a credit."""
+    p = plan(saasdesk, "reset 2FA for admin@acme.io")
+    assert p.status != "planned" and not p.missing
+
+
+def test_a_courtesy_clause_is_no_second_request(saasdesk: Assistant) -> None:
+    p = plan(saasdesk, "cancel sub_9ZK2, too expensive, please make sure finance knows")
+    assert (p.status, p.tool) == ("planned", "cancel_subscription")
+
+
+def test_a_pack_word_inside_a_full_name_keeps_the_name() -> None:
+    """王国庆 where 国庆 is a word of the pack: only after 老/小 is the surname a nickname."""
+    def own(word: str) -> bool:
+        return word in {"国庆", "离职"}
+
+    assert [n for n, _, _ in person_names("查一下王国庆5月的工资条", own)] == ["王国庆"]
+
+
+def test_make_an_x_is_no_role_change() -> None:
+    from core.planning.idioms import idiom_hits
+
+    assert not idiom_hits("make an invoice for acct_2211, 1000 USD")
+    assert not idiom_hits("drop me a note to ana")
