@@ -89,7 +89,7 @@ class Candidate:
     leaves: int = 0  # clauses of the request (with words the knowledge knows) it knows no word of
     deaf: bool = False  # a part put as a request of its own ("…，帮他开通邮箱") that it knows no word of
     unverbed: bool = False  # the request starts with a verb of change the knowledge knows and it does not ("send …")
-    elsewhere: bool = False  # ... and acts on a thing the knowledge knows, in words it knows none of ("refund the room charge")
+    elsewhere: bool = False  # the leading verb acts on a thing the knowledge knows, in words it knows none of ("refund the room charge")
     lookups_dropped: bool = False  # a recipe whose plan dropped steps for values the request carries, all reads
     carried: bool = False  # a recipe whose producing steps were dropped: the thing they make exists already
     asks: bool = False  # the request is put as a question ("?", 吗, 有没有...)

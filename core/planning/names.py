@@ -105,7 +105,7 @@ def person_names(text: str, is_own_word: Callable[[str], bool],
             if len(name) < surname_len + given or not all(_CJK.match(c) for c in name) or is_own_word(name):
                 break
             if _WEEKDAY.match(name) or name[surname_len:] in _NOT_GIVEN or _PARTICLES.intersection(name[surname_len:]) \
-                    or (given == 2 and text[i - 1:i] in "老小" and i > 0 and is_own_word(name[surname_len:])):
+                    or (given == 2 and i > 0 and text[i - 1] in "老小" and is_own_word(name[surname_len:])):
                 # (老张离职了: after 老 or 小 the surname is a nickname, and 离职 a word of the pack, not a given name)
                 break  # 周一 is Monday, not Mr Zhou; 查一下 is "have a look", not Mr Zha
             if is_common_word(name) and not _NAMING_CUE.search(text[max(0, i - 6):i]):

@@ -855,8 +855,8 @@ _CLAUSE = re.compile(r"[^,，。;；!！?？\n]+")  # a clause: the text between
 # task ("办完离职顺便补个HC", "… and also give them a key")
 _CLAUSE_BREAK = re.compile(r"[,，。;；!！?？\n]|顺便|(?<!不)同时|然后|并且|另外|再帮|(?i:\b(?:and also|and then|plus|as well as)\b)")
 _DROPPED = re.compile(r"dropped step \d+ \((\w+)\)")
-# A clause put as a request ("帮他开通邮箱和VPN", "please also reset the 2FA"): never a remark
-# (not 请: 请假, 请购; not "please …": "please make sure finance knows" is a courtesy)
+# A clause put as a request ("…，帮他开通邮箱和VPN"): never a remark. Not 请 (请假, 请购) and not
+# "please …" ("please make sure finance knows" is a courtesy)
 _ASKING_CLAUSE = re.compile(r"\s*(?:帮(?:我|他|她|忙)|麻烦(?:你|您)?帮)")
 _ASIDE = re.compile(r"[(（][^()（）]*[)）]")  # a parenthesis: detail about what is asked, not a value to use
 
