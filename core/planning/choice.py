@@ -429,11 +429,10 @@ def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decisi
     presumed, best = best, existing(best, ranked, steps_of)
     if best is not presumed and best.plan is not None and best.plan.missing:
         return Decision("plan", best)  # it asks which existing thing is meant: nothing is written
-    if best.writes and not best.named and best.deaf:
-        # "新人入职，帮他开通邮箱和VPN": what is asked is a part this write knows nothing of
-        return _unsaid_change(best, [c for c in ranked if c is not best and c.score >= ASK_MIN])
-    if best.writes and not best.named and _runs_unasked(best):
-        return _unsaid_change(best, [c for c in ranked if c is not best and c.score >= ASK_MIN])
+    others = [c for c in ranked if c is not best and c.score >= ASK_MIN]
+    # ("新人入职，帮他开通邮箱和VPN": what is asked is a part this write knows nothing of)
+    if best.writes and not best.named and (best.deaf or _runs_unasked(best)):
+        return _unsaid_change(best, others)
     if best.cov < COV_MIN and not best.strong:
         return Decision("no_match", None, reason=f"the request is mostly unexplained (coverage {best.cov:.2f})")
     if not best.writes and best.intent < 0 and not best.strong:
@@ -445,7 +444,7 @@ def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decisi
         return Decision("no_match", None, reason="the request asks for a change nothing here makes")
     decision = _judge(best, ranked, steps_of)
     if decision.verdict == "plan" and _misdirected(best):
-        return _unsaid_change(best, [c for c in ranked if c is not best and c.score >= ASK_MIN])
+        return _unsaid_change(best, others)
     return decision
 
 

@@ -486,27 +486,27 @@ class Extractor:
                    for _, p in slot.params):
             return []
         shapes = [self.voc.shapes[k] for k in keys if k in self.voc.shapes]
-        out = []
-        starts = frozenset(s.start for s in spans)
-        for sp in spans:  # a name in quotes ("交接给“周敏”", 'to "Ann Lee"'): a name, as sure as one found in the text;
-            # said right after the parameter's own word or a naming cue (联系人"王芳", named "Ann Lee"), this one's
-            if sp.kind == "quoted" and isinstance(sp.value, str) and (looks_like_name(sp.value, said_as_name=True)
-                                                                      or _EN_FULL_NAME.fullmatch(sp.value)):
-                labelled = _NAMING.search(text[max(0, sp.start - 8):sp.start]) or any(
-                    takes_person(p.name, p.description) and _named_before(text, sp.start, p) for _, p in slot.params)
-                left = _left_word(text, sp.start)
-                bonus = LEFT_BONUS if left and any(left in s.lefts for s in shapes) else 0.0
-                out.append(Found(sp.value, sp.start, sp.end, "named" if labelled else "name",
-                                 CONTEXT + 0.05 if labelled else NAME + bonus))
-        for name, start, end in person_names(text, self.voc.is_own_word, starts):
-            if any(s.start < end and start < s.end for s in spans):
-                continue
-            if _NAMING.search(text[max(0, start - 8):start]):  # "名字叫李明", "named Ann Lee": said as the name
-                out.append(Found(name, start, end, "named", CONTEXT + 0.05))  # before free text around it
-                continue
+        out: list[Found] = []
+
+        def found(name: str, start: int, end: int, labelled: bool, order: float = 0.0) -> Found:
+            if labelled:  # "名字叫李明", "named Ann Lee", 联系人"王芳": said as the name, before free text around it
+                return Found(name, start, end, "named", CONTEXT + 0.05)
             left = _left_word(text, start)
             bonus = LEFT_BONUS if left and any(left in s.lefts for s in shapes) else 0.0
-            out.append(Found(name, start, end, "name", NAME + bonus - 0.01 * len(out)))
+            return Found(name, start, end, "name", NAME + bonus - order)
+
+        for sp in spans:  # a name in quotes ("交接给“周敏”", 'to "Ann Lee"'): a name, as sure as one found in the text;
+            # said right after the parameter's own word or a naming cue, this one's
+            if sp.kind == "quoted" and isinstance(sp.value, str) and (looks_like_name(sp.value, said_as_name=True)
+                                                                      or _EN_FULL_NAME.fullmatch(sp.value)):
+                labelled = bool(_NAMING.search(text[max(0, sp.start - 8):sp.start])) or any(
+                    takes_person(p.name, p.description) and _named_before(text, sp.start, p) for _, p in slot.params)
+                out.append(found(sp.value, sp.start, sp.end, labelled))
+        starts = frozenset(s.start for s in spans)
+        for name, start, end in person_names(text, self.voc.is_own_word, starts):
+            if not any(s.start < end and start < s.end for s in spans):
+                out.append(found(name, start, end, bool(_NAMING.search(text[max(0, start - 8):start])),
+                                 0.01 * len(out)))
         return out
 
     def _from_spans(self, text: str, spans: list[Span], slot: Slot, keys: list[tuple[str, str]]) -> list[Found]:
