@@ -37,6 +37,7 @@ from typing import Literal
 
 from core.models import Plan
 from core.planning.extraction import DECLARED, Assignment
+from core.planning.lexicon import name_words, stem
 
 # Weights of the features (fit by logistic regression on the blind dev packs, see benchmarks/fit_choice.py,
 # then rounded; the held-out packs never took part).
@@ -86,6 +87,7 @@ class Candidate:
     running_writes: frozenset[str] = frozenset()  # a recipe's steps that will run and write
     skipped_writes: frozenset[str] = frozenset()  # ... and those its conditions skip for this request
     presumes: list[str] = field(default_factory=list)  # things said to exist ("the booking") its first write makes
+    presumed_by: str | None = None  # ... or, when a later write makes them, that write
     leaves: int = 0  # clauses of the request (with words the knowledge knows) it knows no word of
     deaf: bool = False  # a part put as a request of its own ("…，帮他开通邮箱") that it knows no word of
     unverbed: bool = False  # the request starts with a verb of change the knowledge knows and it does not ("send …")
@@ -327,19 +329,28 @@ def existing(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[s
     writes = [s.tool_name for s in ran if s.tool_name in best.running_writes]
     if not writes:
         return best
-    first = writes[0]  # the first thing it makes (after any look-ups: "那张单子的发票贴上去" would make a claim)
+    # the first thing it makes (after any look-ups: "那张单子的发票贴上去" would make a claim), or the
+    # later one the request speaks of as existing ("activate the SIM": not the customer, the SIM)
+    first = best.presumed_by or writes[0]
     own = best.spoken.get(first, frozenset())
     others = frozenset().union(*(w for name, w in best.spoken.items() if name != first))
     if not best.presumes and not (best.carried and ran[0].tool_name == first and not own - others):
         return best
     before = {s.tool_name for s in ran[:[s.tool_name for s in ran].index(first)]}  # its look-ups: not what was asked
-    asked = {name for name, words in best.spoken.items() if name != first and name not in before and words - own}
+    # (a step whose own name says what the request says of the existing thing is asked, even where the
+    # maker's words know it too: "ship the order" is ship_order, though creating an order knows shipping)
+    asked = {name for name, words in best.spoken.items() if name != first and name not in before
+             and (words - own or (words - set(best.presumes)) & _named(name))}
     # that step, or another recipe that does it and makes nothing the request speaks of as existing
     # ("把这台电脑领用给李娜": handing over, not the new-hire recipe that registers a new computer first)
     return next((c for c in ranked if c.score >= ASK_MIN and (
         (c.kind == "tool" and c.name in asked)
         or (c.kind == "rule" and c is not best and not c.presumes and first not in c.running_writes
             and asked & c.running_writes))), best)
+
+
+def _named(tool: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in name_words(tool).lower().split())
 
 
 def corroborated(best: Candidate, rivals: list[Candidate]) -> bool:
@@ -453,7 +464,7 @@ def _misdirected(best: Candidate) -> bool:
     several writes: "send jane@… a pre-arrival email" is no stay lifecycle that knows the email and
     "arrival"), or does it to a thing it knows no word of ("refund the room charge on R1": a deposit
     refund knows refunds, not charges)."""
-    return best.writes and not best.strong and ((best.unverbed and len(best.running_writes) >= 2) or best.elsewhere)
+    return best.writes and not best.named and ((best.unverbed and len(best.running_writes) >= 2) or best.elsewhere)
 
 
 def _judge(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str]]) -> Decision:

@@ -321,6 +321,9 @@ class Extractor:
                         not any(f.how == "pattern" and f.start < end and start < f.end for f in out):
                     out.append(Found(m.group(i), start, end, "pattern", PATTERN))
         hits = self.voc.enum_hits(text, tool.tool_name, param.name)
+        way = _direction(param.name)
+        if way is not None:  # "from DAL1 to RNO1": a from_/to_ parameter takes the value its preposition marks
+            hits = [h for h in hits if _direction_word(_left_word(text, h.start)) in (None, way)]
         if len({h.payload for h in hits}) > 1:  # several values named: the examples' context decides
             lefts = self.voc.enum_lefts.get((tool.tool_name, param.name), set())
             preferred = [h for h in hits if h.start > 0 and text[h.start - 1] in lefts]
@@ -761,6 +764,25 @@ def _kind_fits(span: Span, param: ParamSpec) -> bool:
         return param.type == "string" and bool(re.search(r"date|day|time|日期|时间|日", f"{param.name} {param.description}"))
     # an id is never a date, an email or a URL ("surrender PL2024000135": not the surrender_date)
     return span.kind == "id" and param.type == "string" and "format" not in (_implied(param).model_extra or {})
+
+
+_FROM_NAMES = frozenset("from source src origin old".split())
+_TO_NAMES = frozenset("to target dest destination new".split())
+_FROM_WORDS = frozenset(["from", "从", "由", "自"])
+_TO_WORDS = frozenset(["to", "into", "onto", "到", "至", "往", "去"])
+
+
+def _direction(name: str) -> str | None:
+    """A parameter named for one end of a move (from_warehouse, target_dept): "from", "to" or None."""
+    words = set(name_words(name).lower().split())
+    return "from" if words & _FROM_NAMES else "to" if words & _TO_NAMES else None
+
+
+def _direction_word(word: str | None) -> str | None:
+    if word is None:
+        return None
+    last = word if word.isascii() else word[-1]
+    return "from" if last in _FROM_WORDS else "to" if last in _TO_WORDS else None
 
 
 def _named_before(text: str, start: int, param: ParamSpec) -> bool:

@@ -94,8 +94,10 @@ GENERIC_READ = READ_CUES | frozenset(["查", "看", "查询", "查看", "看看"
 _DEFINITE_EN = re.compile(r"\b(?:the|this|that|these|those|its|their|his|her|our|my|your)\s+([a-z][a-z-]+)"
                           r"(?:\s+([a-z][a-z-]+))?", re.I)
 _DEFINITE_ZH = re.compile(r"(?:这|那|该|此)(?:个|笔|单|张|位|辆|份|条|件|台|次|批)?([\u4e00-\u9fff]{1,2})")
+_BESIDE_EN = re.compile(r"\b(?:for|on|to|onto|against|from)\s+(?:the|this|that|these|those|its|their|his|her|our|my|your)"
+                        r"\s+([a-z][a-z-]+)(?:\s+([a-z][a-z-]+))?", re.I)
 # (the name may already be masked out as a value: a run of spaces)
-_NAMED_OWNER_ZH = re.compile(r"([\u4e00-\u9fff]{2})\s*(?:[「“\"《『][^」”\"》』]{1,40}[」”\"》』]| {2,})\s*的")
+_NAMED_OWNER_ZH = re.compile(r"([\u4e00-\u9fff][\u4e00-\u9fff](?<![号码]))\s*(?:[「“\"《『][^」”\"》』]{1,40}[」”\"》』]| {2,})\s*的")
 MAKE_CUES = frozenset(stem(w) for w in "create make new generate build spin set register book open add produce fake "
                       "seed mock prepare".split())
 MAKE_CUES_ZH = ("造", "生成", "创建", "新建", "新增", "新的", "个新", "新员工", "新人", "建", "来一", "下一", "弄一", "搞一",
@@ -121,7 +123,9 @@ def definite_things(text: str) -> list[str]:
     out = [stem(w) for m in _DEFINITE_EN.finditer(text) for w in m.groups() if w and not is_stopword(w)]
     rest = _DEFINITE_EN.sub(" ", text)  # "the booking" names a thing; "book a car" makes one
     if {stem(w) for w in re.findall(r"[A-Za-z]+", rest)} & MAKE_CUES or any(c in text for c in MAKE_CUES_ZH):
-        return []
+        # what is made is the verb's object; the thing it is made for or on exists ("generate an
+        # invoice for the customer", "add roaming to the line", "put a credit on the invoice")
+        return [stem(w) for m in _BESIDE_EN.finditer(text) for w in m.groups() if w and not is_stopword(w)]
     # (a noun with the suffix 子 is its first character: 那张单子 is that 单)
     out += [w[0] if w.endswith("子") else w for m in _DEFINITE_ZH.finditer(text) if len(w := m.group(1)) == 2]
     return out + [m.group(1) for m in _NAMED_OWNER_ZH.finditer(text)]  # 课程「高效沟通」的课件: that course exists
@@ -167,8 +171,12 @@ def intent(text: str) -> int:
         return -1  # "假单批了没": asked about, whatever verb it names
     asked = ("?" in text or "？" in text) and not is_polite_request(text)
     reads = bool(words & READ_CUES) or asked or any(c in text for c in READ_CUES_ZH if c != "吗")
-    writes = bool(words & WRITE_CUES) or any(c in text for c in WRITE_CUES_ZH)
+    writes = bool(words & WRITE_CUES) or any(c in text for c in WRITE_CUES_ZH) or bool(_DO_ONE_ZH.search(text))
     return 0 if reads == writes else 1 if writes else -1
+
+
+# "给他选个课", "请个假": a verb with 个 and its object asks for one thing to be done
+_DO_ONE_ZH = re.compile(r"(?:给|替)[^,，。;；]{0,16}?([^\W\d这那哪每一几两三四五六七八九十整各某半多单查看是有])个(?![月人小])[\u4e00-\u9fff]")
 
 
 # "can you / could someone / would you mind ...?", "能不能帮我...吗": a request put politely, not a question
@@ -230,6 +238,7 @@ def whole_word(token: str) -> bool:
 # "约一下", "回复一下", "帮我看下": the verb before 一下 is what the request asks to do. These say only
 # "do it" or "look at it", and any candidate does them.
 _ACTION_ZH = re.compile(r"([\u4e00-\u9fff]{1,2})(?:一下|一把)")
+_ONE_FOR_ME_ZH = re.compile(r"(?:帮我|帮忙|给我|替我)([^\W\d这那哪每一几两三四五六七八九十整各某半多单是有])个")  # "帮我订个会议室": 订
 _HELPERS_ZH = "我你他她它忙帮把给请再先就都也来去"
 GENERIC_ACTIONS_ZH = frozenset("办 弄 搞 做 整 处理 安排 跑 走 点 操作 提 看 查 瞅 瞧 瞄 确认 核对 核实 试 测 测试 造 建 "
                                "生成 改 调 批 审 开 加 跟进 执行 登记 记 录 补 统计 算 对 过 准备 弄好 办理 完成 配置 设置 申请 拉 捞 列 "
@@ -240,12 +249,28 @@ def named_actions(text: str) -> list[tuple[str, int]]:
     """The verbs a Chinese request names with 一下 ("入职体检帮我约一下" -> 约), with where each starts,
     unless they only say "do it"."""
     out = []
-    for m in _ACTION_ZH.finditer(text):
+    for m in [*_ACTION_ZH.finditer(text), *_ONE_FOR_ME_ZH.finditer(text)]:
         verb, at = m.group(1), m.start(1)
         if len(verb) == 2 and verb[0] in _HELPERS_ZH:
             verb, at = verb[1], at + 1
         if verb not in GENERIC_ACTIONS_ZH and verb[-1] not in GENERIC_ACTIONS_ZH:
             out.append((verb, at))
+    return out
+
+
+# What the request says has not happened yet ("重修费还没交", "批了就行,先别缴费", "not paid yet"):
+# the recipe stops before the step that does it.
+_NOT_YET_ZH = re.compile(r"(?:还没有?|尚未|还未|先别|先不|暂不|不要|不用|别)\s*([\u4e00-\u9fff]{1,2})")
+_NOT_YET_EN = re.compile(r"\b(?:not\s+yet|not|never|don't|do\s+not|hasn't|haven't|isn't|aren't|wasn't|weren't|without)"
+                         r"\s+(?:been\s+|yet\s+|be\s+|being\s+)?([a-z]+)", re.I)
+_NOT_YET_FILLER_ZH = frozenset("问题 关系 事 必要 着急 急".split())
+
+
+def not_yet(text: str) -> list[str]:
+    """The actions the request says are not done (Chinese as written, 1–2 characters; English stems)."""
+    verbs = (m.group(1).rstrip("的了呢啊吧呀") for m in _NOT_YET_ZH.finditer(text))
+    out = [v for v in verbs if v and v not in _NOT_YET_FILLER_ZH and v[0] not in "的了过着"]
+    out += [stem(m.group(1).lower()) for m in _NOT_YET_EN.finditer(text) if not is_stopword(m.group(1).lower())]
     return out
 
 

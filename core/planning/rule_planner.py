@@ -57,6 +57,7 @@ from core.planning.lexicon import (
     modifiers,
     name_words,
     named_actions,
+    not_yet,
     stem,
     whole_word,
 )
@@ -270,11 +271,7 @@ class RulePlanner:
                 c.running_writes = frozenset(s.tool_name for s in ran if self._writes("tool", s.tool_name))
                 c.skipped_writes = frozenset(s.tool_name for s in c.plan.steps if self._writes("tool", s.tool_name)
                                              and s.tool_name not in c.running_writes)
-                # what its first write makes — or, after look-ups, what a tool named for making things makes
-                # ("帮我把那张单子的发票贴上去": checking the invoice, then creating a claim)
-                made = next((s.tool_name for s in ran if s.tool_name in c.running_writes), None)
-                if made is not None and (made == ran[0].tool_name or made_by_name(made)):
-                    c.presumes = [w for w in things if knows(candidate_key("tool", made), w)]
+                c.presumes, c.presumed_by = _presumed([s.tool_name for s in ran], c.running_writes, things, knows)
             elif c.writes:  # a tool whose name says it makes the thing the request speaks of as existing
                 makes = made_by_name(name)  # (a Chinese word for it: one the maker's own words know)
                 c.presumes = [w for w in things if w in makes or (makes and not w.isascii() and knows(key, w))]
@@ -669,6 +666,13 @@ class RulePlanner:
         deps = {s.step_id: list(s.dependencies) for s in rule.dag_definition}
         notes: list[str] = []
         keep, target = self._tailor_by_state(rule, text, deps, prior_target)
+        undone = self._not_done(rule, text, keep)
+        if undone is not None:
+            below = dependents(deps)
+            gone = {undone} | _descendants(below, undone)
+            keep -= gone
+            target = None if target in gone else target
+            notes.append(f"stopped before step {undone} ({rule.step(undone).tool_name}): the request says it is not done")  # type: ignore[union-attr]
         if target is not None:
             state = rule.step(target).reaches_state  # type: ignore[union-attr]
             notes.append(f"tailored to state {state.name}: steps {', '.join(str(s) for s in sorted(keep, key=str))}")
@@ -774,6 +778,25 @@ class RulePlanner:
         order = {s.step_id: i for i, s in enumerate(rule.dag_definition)}
         target = max((h.payload for h in hits), key=lambda sid: (depth[sid], order[sid]))
         return {target} | ancestors(deps, target), target
+
+    def _not_done(self, rule: RuleSpec, text: str, keep: set[StepId]) -> StepId | None:
+        """The first step (not the first of the recipe) that does what the request says has not
+        happened: "报了重修但重修费还没交" stops before paying, "批了就行,先别缴费" before the payment."""
+        verbs = not_yet(text)
+        if not verbs:
+            return None
+        for spec in rule.dag_definition[1:]:
+            if spec.step_id not in keep:
+                continue
+            state = spec.reaches_state
+            # (a state says what is done, not what it awaits or what is under way: 休学待审批 and
+            # 休学审批中 are no approval)
+            said = " ".join([spec.description or "", name_words(spec.tool_name),
+                             *(_AWAITS.sub("", w) for w in (state.words if state else []) if not w.endswith("中"))])
+            stems = set(self.voc.lexicon.stems(said))
+            if any(v in stems if v.isascii() else (v in said or v[0] in said) for v in verbs):
+                return spec.step_id
+        return None
 
     def _carried(self, rule: RuleSpec, keep: set[StepId], known: dict[str, Any]) -> dict[StepId, dict[str, Any]]:
         """Step-output parameters whose value the request itself states (validated as that parameter)."""
@@ -903,3 +926,39 @@ def _mask(text: str, ranges: list[tuple[int, int]]) -> str:
         for i in range(max(0, start), min(len(chars), end)):
             chars[i] = " "
     return "".join(chars)
+
+
+def _presumed(ran: list[str], writes: frozenset[str], things: list[str],
+              knows: Callable[[str, str], bool]) -> tuple[list[str], str | None]:
+    """The things the request speaks of as existing ("the booking") that a recipe would make: its first
+    write's — or, after look-ups, a tool named for making things ("帮我把那张单子的发票贴上去": checking
+    the invoice, then creating a claim) — or those of a later step named for making or starting things,
+    before the last write ("activate the SIM": a customer, then the SIM, then activating it); and the
+    later step that makes them."""
+    made = next((t for t in ran if t in writes), None)
+    if made is None or not things:
+        return [], None
+    if made == ran[0] or made_by_name(made):
+        first = [w for w in things if knows(candidate_key("tool", made), w)]
+        if first:
+            return first, None
+    for tool in [t for t in ran if t in writes][1:-1]:
+        if made_by_name(tool) or name_words(tool).lower().startswith("start "):
+            later = [w for w in things if knows(candidate_key("tool", tool), w)]
+            if later:
+                return later, tool
+    return [], None
+
+
+_AWAITS = re.compile(r"(?:待|未|(?i:pending|awaiting|not|un)\b).*")
+
+
+def _descendants(below: dict[StepId, set[StepId]], sid: StepId) -> set[StepId]:
+    out: set[StepId] = set()
+    stack = list(below.get(sid, ()))
+    while stack:
+        cur = stack.pop()
+        if cur not in out:
+            out.add(cur)
+            stack.extend(below.get(cur, ()))
+    return out

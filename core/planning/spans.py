@@ -237,7 +237,9 @@ def _times(text: str) -> list[Span]:
 
 
 # 三月份, 3月: the latest such month ("三个月" and "近3月" are durations, "3月1日" a date, "2024年3月" above)
-CN_MONTH = re.compile(r"(?<![\d年一二三四五六七八九十两个每上下本这近前后])(1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])月(?:份)?"
+# (a digit before a Chinese numeral ends an id, "E10023七月份": it is no part of the month)
+CN_MONTH = re.compile(r"(?:(?<![\d年一二三四五六七八九十两个每上下本这近前后])(1[0-2]|0?[1-9])"
+                      r"|(?<![年一二三四五六七八九十两个每上下本这近前后])(十[一二]?|[一二三四五六七八九]))月(?:份)?"
                       r"(?!\s*(?:\d|[一二三四五六七八九十]+\s*[日号]|内|以内|之内))")
 
 
@@ -248,7 +250,7 @@ def _months(text: str, today: date) -> list[Span]:
         if 1 <= int(month) <= 12:
             out.append(Span(m.start(), m.end(), m[0], "month", f"{int(year):04d}-{int(month):02d}"))
     for m in CN_MONTH.finditer(text):
-        month = int(m[1]) if m[1].isdigit() else cn_number(m[1])
+        month = int(m[1]) if m[1] else cn_number(m[2])
         if month and 1 <= month <= 12:
             year = today.year if month <= today.month else today.year - 1  # the latest such month
             out.append(Span(m.start(), m.end(), m[0], "month", f"{year:04d}-{month:02d}"))
@@ -285,6 +287,10 @@ _SPANS_OF_TIME = frozenset("天日周月年") | {"小时"}
 _ORDINAL_BEFORE = frozenset("后第同每这那哪某前")  # 最后一天, 第一天: which day, not how many
 
 
+# "25 of SKU-66012": a count of the thing named by its id (as "25 x SKU-66012")
+_COUNT_OF = re.compile(r"\s+of\s+[A-Za-z]+[-_]?\d")
+
+
 def _numbers(text: str) -> list[Span]:
     out: list[Span] = [Span(m.start(), m.end(), m[0], "number", _number(str(float(m[1]) * 1000)),
                             m[2].lower() if m[2] else None) for m in THOUSANDS.finditer(text)]  # 40k rps
@@ -292,8 +298,8 @@ def _numbers(text: str) -> list[Span]:
         digits, unit_en, unit_cn, cn, cn_unit = m.groups()
         unit_cn, cn_unit = (u[1:] if u and len(u) > 1 and u[0] == "个" else u for u in (unit_cn, cn_unit))  # 三个月: 月
         if digits is not None:
-            out.append(Span(m.start(), m.end(), m[0], "number", _number(digits),
-                            (unit_en or unit_cn or "").lower() or None))
+            unit = (unit_en or unit_cn or "").lower() or ("x" if _COUNT_OF.match(text, m.end()) else None)
+            out.append(Span(m.start(), m.end(), m[0], "number", _number(digits), unit))
         elif (cn_unit or any(c in cn for c in "十百千万")) and (n := cn_number(cn)) is not None and (
                 cn != "一" or (cn_unit in _SPANS_OF_TIME and text[m.start() - 1:m.start()] not in _ORDINAL_BEFORE)):
             # 三天, 两万, 一个月 ("一单" is how Chinese says "an order"; a lone 一 or 万一 is no number)
