@@ -378,6 +378,16 @@ def _stated(c: Candidate) -> int:
     return sum(f.how == "pattern" or (f.how.startswith("span:") and f.score >= DECLARED) for f in values)
 
 
+def _owns(best: Candidate, rivals: list[Candidate]) -> bool:
+    """It takes everything it needs, explains the whole request and takes an id by its own declared
+    pattern that no plausible rival takes: "receive ASN-204880, only 18 came in" — of the receiving
+    tools only the ASN's takes an ASN id, though "receive" alone tells none of them apart."""
+    if best.fill < 1.0 or best.cov < 0.99 or best.ignores or best.assignment is None:
+        return False
+    theirs = {(f.start, f.end) for c in rivals for f in (c.assignment.values.values() if c.assignment else [])}
+    return any(f.how == "pattern" and (f.start, f.end) not in theirs for f in best.assignment.values.values())
+
+
 def outvalued(best: Candidate, rival: Candidate) -> bool:
     """The request's stated values decide between two close candidates: the best takes them and
     has all it needs, the rival takes none of them and would still have to ask."""
@@ -483,7 +493,7 @@ def _judge(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str
     if clears_bar(best) or (best.strong and best.score >= ASK_MIN):
         if close and not best.strong:
             return Decision("ask", best, [best, *close[:2]], reason="two candidates are close")
-        pinned = best.pinned and far_ahead(best, rivals)
+        pinned = (best.pinned or _owns(best, rivals)) and far_ahead(best, rivals)
         if best.writes and not best.strong and best.mass < WRITE_MASS and not pinned:
             return _unsaid_change(best, rivals)
         # "INV-7 paid yet?" is not "pay INV-7"; "what's our churn rate?" is no request to churn an account

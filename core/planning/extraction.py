@@ -280,6 +280,7 @@ class Extractor:
         out += self._person_names(text, spans, slot, keys)
         out += self._known_values(text, spans, slot, keys)
         out += self._labelled(text, spans, slot)
+        out += self._called(text, spans, slot)
         out += self._prose(text, spans, slot)
         # Valid for every parameter the slot feeds (a name shared by several steps).
         checked = []
@@ -324,10 +325,11 @@ class Extractor:
         way = _direction(param.name)
         if way is not None:  # "from DAL1 to RNO1": a from_/to_ parameter takes the value its preposition marks
             hits = [h for h in hits if _direction_word(_left_word(text, h.start)) in (None, way)]
-        if len({h.payload for h in hits}) > 1:  # several values named: the examples' context decides
+        if len({h.payload for h in hits}) > 1:  # several values named: the examples' context decides,
+            # then the longer (the more particular) phrase: "out of service for a tyre change" is a tyre change
             lefts = self.voc.enum_lefts.get((tool.tool_name, param.name), set())
-            preferred = [h for h in hits if h.start > 0 and text[h.start - 1] in lefts]
-            hits = preferred + [h for h in hits if h not in preferred]
+            preferred = [h for h in hits if h.start > 0 and text[h.start - 1] in lefts and not text[h.start - 1].isspace()]
+            hits = sorted(hits, key=lambda h: (h not in preferred, -(h.end - h.start)))
         for rank, h in enumerate(hits):
             out.append(Found(h.payload, h.start, h.end, "enum", ENUM - 0.01 * rank))
         if param.type == "boolean":
@@ -431,6 +433,24 @@ class Extractor:
             plain = raw.isalpha() and not _CJK_RUN.fullmatch(text[start - 1:start].strip() or text[:start].rstrip()[-1:])
             if plain or (digits and not any(c.isdigit() for c in raw)) or self.voc.is_own_word(raw) \
                     or any(sp.start < end and start < sp.end for sp in spans) or not _named_before(text, start, params[0]):
+                continue
+            out.append(Found(raw, start, end, "named", CONTEXT))
+        return out
+
+    def _called(self, text: str, spans: list[Span], slot: Slot) -> list[Found]:
+        """A thing's name said after 叫 / 名为 / called / named ("新建一门课 叫 操作系统", "a project called
+        Apollo"), for a parameter that holds a thing's name (course_name, 名称; not a person's)."""
+        params = [p for _, p in slot.params]
+        if not params or not all(p.type == "string" and p.enum is None and not is_typed(p)
+                                 and not takes_person(p.name, p.description)
+                                 and _THING_NAME.search(f"{p.name} {p.description or ''}") for p in params):
+            return []
+        out: list[Found] = []
+        for m in _CALLED.finditer(text):
+            group = 1 if m.group(1) is not None else 2
+            raw, start, end = m.group(group), m.start(group), m.end(group)
+            if not raw or self.voc.is_own_word(raw) or any(sp.start < end and start < sp.end and sp.kind != "quoted"
+                                                           for sp in spans):
                 continue
             out.append(Found(raw, start, end, "named", CONTEXT))
         return out
@@ -727,9 +747,12 @@ def _known_patterns(known: frozenset[str]) -> tuple[re.Pattern[str], re.Pattern[
         return literal, None
     heads = "|".join(rf"[\u4e00-\u9fff]{{{n - 1}}}" for n in sorted({len(v) for v in cjk}, reverse=True))
     return literal, re.compile(rf"(?:^|(?<=[\s,，。:：;；、{_BEFORE_VALUE}]))(?:{heads}){re.escape(suffix)}")
+_THING_NAME = re.compile(r"(?i)(?:^|_)(?:name|title)\b|名称|名字|标题")
+_CALLED = re.compile(r"(?:叫做|名叫|名为|叫|\b[Cc]alled|\b[Nn]amed|\b[Tt]itled)\s*[:：]?\s*"
+                     r"(?:[\"'“「]([^\"'”」]{1,40})[\"'”」]|([^\s,，。;；、!！?？\"'“”「」]{1,24}(?:[ ][A-Z0-9][^\s,，。;；、!！?？\"'“”「」]*){0,3}))")
 _NAMING = re.compile(r"(?:名字?叫|名为|叫做|姓名[是为:：]?|\bnamed|\bcalled)\s*$", re.I)
 _EN_FULL_NAME = re.compile(r"[A-Z][a-z'’-]+(?: [A-Z][a-z'’-]+){1,2}")
-_CONNECTOR = re.compile(r"(?:\s|[:：=]|\bis\b|\bof\b|\bat\b|\bto\b|\bas\b|为|是|设为|改为|等于|写成|写|填写|填|注明)*$", re.I)
+_CONNECTOR = re.compile(r"(?:\s|[:：=]|\bis\b|\bof\b|\bat\b|\bto\b|\bas\b|为|是|设为|改为|等于|写成|写|填写|填|注明|要|用|选)*$", re.I)
 
 
 # A parameter that holds prose, by its name: a subject or summary, a reason, a note or comment.

@@ -96,6 +96,8 @@ _DEFINITE_EN = re.compile(r"\b(?:the|this|that|these|those|its|their|his|her|our
 _DEFINITE_ZH = re.compile(r"(?:这|那|该|此)(?:个|笔|单|张|位|辆|份|条|件|台|次|批)?([\u4e00-\u9fff]{1,2})")
 _BESIDE_EN = re.compile(r"\b(?:for|on|to|onto|against|from)\s+(?:the|this|that|these|those|its|their|his|her|our|my|your)"
                         r"\s+([a-z][a-z-]+)(?:\s+([a-z][a-z-]+))?", re.I)
+# 这季度, 这学期, 那阵子: a time, not a thing that exists
+_TIMES_ZH = frozenset("季度 月份 星期 礼拜 学期 阵子 时候 会儿 周末 几天 两天 一阵 段时 年度 财年 半年".split())
 # (the name may already be masked out as a value: a run of spaces)
 _NAMED_OWNER_ZH = re.compile(r"([\u4e00-\u9fff][\u4e00-\u9fff](?<![号码]))\s*(?:[「“\"《『][^」”\"》』]{1,40}[」”\"》』]| {2,})\s*的")
 MAKE_CUES = frozenset(stem(w) for w in "create make new generate build spin set register book open add produce fake "
@@ -127,7 +129,8 @@ def definite_things(text: str) -> list[str]:
         # invoice for the customer", "add roaming to the line", "put a credit on the invoice")
         return [stem(w) for m in _BESIDE_EN.finditer(text) for w in m.groups() if w and not is_stopword(w)]
     # (a noun with the suffix 子 is its first character: 那张单子 is that 单)
-    out += [w[0] if w.endswith("子") else w for m in _DEFINITE_ZH.finditer(text) if len(w := m.group(1)) == 2]
+    out += [w[0] if w.endswith("子") else w for m in _DEFINITE_ZH.finditer(text)
+            if len(w := m.group(1)) == 2 and w not in _TIMES_ZH]
     return out + [m.group(1) for m in _NAMED_OWNER_ZH.finditer(text)]  # 课程「高效沟通」的课件: that course exists
 
 
@@ -166,15 +169,21 @@ def common_words_zh() -> frozenset[str]:
 
 def intent(text: str) -> int:
     """+1 the request wants something done, -1 it asks about something, 0 unclear (both or neither)."""
-    words = {stem(w) for w in re.findall(r"[A-Za-z]+", text)}
+    words = {stem(w) for w in re.findall(r"[A-Za-z]+", _ARRIVED.sub(" ", text))}
     if is_question(text) and not ("?" in text or "？" in text):
         return -1  # "假单批了没": asked about, whatever verb it names
     asked = ("?" in text or "？" in text) and not is_polite_request(text)
+    if asked and _WH_EN.match(text):
+        return -1  # "where's SO-1 at? has it shipped?": a verb in a wh-question says what it asks about
     reads = bool(words & READ_CUES) or asked or any(c in text for c in READ_CUES_ZH if c != "吗")
     writes = bool(words & WRITE_CUES) or any(c in text for c in WRITE_CUES_ZH) or bool(_DO_ONE_ZH.search(text))
     return 0 if reads == writes else 1 if writes else -1
 
 
+# An English question for information: where / when / who / why / what (not "what if", "how about")
+_WH_EN = re.compile(r"\s*(?:where|where's|wheres|when|when's|who|who's|whose|why|what|what's|whats)\b(?!\s+(?:if|about)\b)",
+                    re.I)
+_ARRIVED = re.compile(r"(?i)\bshow(?:s|ed|n|ing)?\s+up\b")  # "TO-1 showed up in Reno": arrived, not "show me"
 # "给他选个课", "请个假": a verb with 个 and its object asks for one thing to be done
 _DO_ONE_ZH = re.compile(r"(?:给|替)[^,，。;；]{0,16}?([^\W\d这那哪每一几两三四五六七八九十整各某半多单查看是有])个(?![月人小])[\u4e00-\u9fff]")
 

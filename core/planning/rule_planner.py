@@ -638,7 +638,9 @@ class RulePlanner:
                 sources[param.name] = "step_output"
                 continue
             name = mapping.value if mapping is not None else param.name
-            use_defaults = mapping is not None or param.required
+            # (a tool planned alone takes the team's common test data for any parameter of that name, as the
+            # spec says; a recipe's step only where its mapping or need says so)
+            use_defaults = mapping is not None or param.required or rule is None
             if name in known:
                 args[param.name], sources[param.name] = known[name], "request"
             elif name in refused:

@@ -183,11 +183,17 @@ def _value_class(value: str) -> tuple[str, bool]:
 
 
 def _word_forms(word: str) -> list[re.Pattern[str]]:
-    """A value written as an identifier is also said as words ("bank_transfer" as "bank transfer")."""
-    if not re.fullmatch(r"[A-Za-z]+(?:[_-][A-Za-z]+)+", word):
+    """A value written as an identifier is also said as words ("bank_transfer" as "bank transfer"), and
+    an English noun in the plural ("list the vans" for van, "SUVs")."""
+    parts = re.split(r"[_\s-]+", word)
+    if not all(re.fullmatch(r"[A-Za-z]+", w) for w in parts):
         return []
-    return [re.compile(r"(?<![A-Za-z0-9])" + r"[\s_-]+".join(map(re.escape, re.split(r"[_-]", word)))
-                       + r"(?![A-Za-z0-9])", re.I)]
+    forms = []
+    if len(parts) > 1 and re.search(r"[_-]", word):
+        forms.append(r"[\s_-]+".join(map(re.escape, parts)))
+    if len(parts[-1]) >= 3 and not parts[-1].lower().endswith("s") and not is_stopword(parts[-1]):
+        forms.append(r"[\s_-]+".join(map(re.escape, parts)) + "(?:s|es)")
+    return [re.compile(r"(?<![A-Za-z0-9])" + f + r"(?![A-Za-z0-9])", re.I) for f in forms]
 
 
 def _content_stems(phrase: str) -> tuple[str, ...]:

@@ -145,3 +145,58 @@ def test_a_verb_with_ge_asks_for_something_done() -> None:
     assert intent("给2021013456选个课") == 1
     assert intent("给他请个假") == 1
     assert intent("这个学生的成绩") == 0
+
+
+def test_an_id_only_one_write_takes_tells_which_write(shelfy: Assistant) -> None:
+    """"receive" is said of ASNs, transfers and returns alike; an ASN id only the ASN's receiving
+    tool takes says which one ("receive ASN-204880 but only 18 came in")."""
+    p = plan(shelfy, "receive ASN-204880 but only 18 came in")
+    assert (p.status, p.tool) == ("planned", "receive_asn")
+    assert args(p, "receive_asn") | {"damaged_quantity": 0} == {"asn_id": "ASN-204880", "received_quantity": 18,
+                                                                "damaged_quantity": 0}
+
+
+def test_an_english_wh_question_asks_about_what_its_verb_says() -> None:
+    """"where's SO-1 at? has it shipped?" asks about shipping; "what if we cancel" and "how about"
+    are no questions for information, and "can you ship it?" is a request."""
+    assert intent("where's SO-304511 at? has it shipped or not") == -1
+    assert intent("when was INV-7 paid?") == -1
+    assert intent("can you ship SO-304511?") == 1
+
+
+@pytest.fixture(scope="module")
+def rentals() -> Iterator[Assistant]:
+    yield from pack_assistant(GENERALITY / "rentals")
+
+
+def test_a_plural_says_an_enum_value(rentals: Assistant) -> None:
+    """"vans": an English enum word in the plural is still that value."""
+    p = plan(rentals, "production: list the vans available at BR-900")
+    assert (p.status, p.tool, p.environment) == ("planned", "list_available_vehicles", "production")
+    assert args(p, "list_available_vehicles")["vehicle_class"] == "van"
+
+
+def test_of_two_values_named_the_longer_phrase_is_the_particular_one(rentals: Assistant) -> None:
+    """"out of service for a tyre change": "service" and "tyre change" both name a reason; the
+    longer, more particular phrase is the one meant."""
+    p = plan(rentals, "I need a minivan that's out of service for a tyre change")
+    assert args(p, "send_vehicle_to_maintenance")["maintenance_reason"] == "tyre_change"
+
+
+def test_a_things_name_after_called_is_its_name(jiaowu: Assistant) -> None:
+    """"新建一门课 叫 操作系统": 叫 names the course (course_name, 课程名称)."""
+    p = plan(jiaowu, "新建一门课 叫 操作系统,3学分,专业必修")
+    assert (p.status, p.tool) == ("planned", "create_course")
+    assert args(p, "create_course") == {"course_name": "操作系统", "credits": 3, "course_type": "required"}
+
+
+@pytest.fixture(scope="module")
+def idcloud() -> Iterator[Assistant]:
+    yield from pack_assistant(GENERALITY / "idcloud")
+
+
+def test_a_quoted_name_after_called_is_the_name_without_the_rest(idcloud: Assistant) -> None:
+    p = plan(idcloud, 'need a past-due test tenant called "Vandelay Industries" on stg')
+    assert args(p, "create_tenant")["company_name"] == "Vandelay Industries"
+    p = plan(idcloud, "make a tenant called Acme Corp on stg")
+    assert args(p, "create_tenant")["company_name"] == "Acme Corp"
