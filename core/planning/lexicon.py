@@ -277,7 +277,8 @@ _NOT_YET_FILLER_ZH = frozenset("问题 关系 事 必要 着急 急".split())
 
 def not_yet(text: str) -> list[str]:
     """The actions the request says are not done (Chinese as written, 1–2 characters; English stems)."""
-    verbs = (m.group(1).rstrip("的了呢啊吧呀") for m in _NOT_YET_ZH.finditer(text))
+    # (not 还没接过单: 过 tells what someone has never done, not a step still to come)
+    verbs = (m.group(1).rstrip("的了呢啊吧呀") for m in _NOT_YET_ZH.finditer(text) if not m.group(1).endswith("过"))
     out = [v for v in verbs if v and v not in _NOT_YET_FILLER_ZH and v[0] not in "的了过着"]
     out += [stem(m.group(1).lower()) for m in _NOT_YET_EN.finditer(text) if not is_stopword(m.group(1).lower())]
     return out

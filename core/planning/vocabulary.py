@@ -244,8 +244,13 @@ def _param_words(p: ParamSpec) -> list[str]:
     return words
 
 
+# What a tool's description says its result awaits is no word of what it does: "假单进入待审批状态",
+# "the invoice stays pending approval" (submitting does not approve)
+_AWAITING = re.compile(r"待[\u4e00-\u9fff]{1,3}|(?i:\b(?:pending|awaiting|waiting\s+for|until)\s+[A-Za-z]+)")
+
+
 def tool_words(tool: ToolSpec, *, with_examples: bool = True, base: str = "") -> list[str]:
-    words = [name_words(tool.tool_name), tool.description]
+    words = [name_words(tool.tool_name), _AWAITING.sub(" ", tool.description)]
     if with_examples:
         words += [_masked(e, enum_words(tool), base) for e in tool.examples]
     for p in tool.parameters:

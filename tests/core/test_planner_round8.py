@@ -101,6 +101,7 @@ def test_not_yet_reads_the_actions_said_undone() -> None:
     assert not_yet("批了就行,先别缴费") == ["缴费"]
     assert not_yet("an invoice that has not been paid yet") == ["paid"]
     assert not_yet("没问题,尽快办") == []
+    assert not_yet("刚招的骑手还没接过单,让他把这单从接单到送达跑一遍") == []  # never has: no step left out
 
 
 @pytest.mark.parametrize(("text", "rule", "steps"), [
@@ -200,3 +201,15 @@ def test_a_quoted_name_after_called_is_the_name_without_the_rest(idcloud: Assist
     assert args(p, "create_tenant")["company_name"] == "Vandelay Industries"
     p = plan(idcloud, "make a tenant called Acme Corp on stg")
     assert args(p, "create_tenant")["company_name"] == "Acme Corp"
+
+
+@pytest.fixture(scope="module")
+def rensha() -> Iterator[Assistant]:
+    yield from pack_assistant(GENERALITY / "rensha")
+
+
+def test_what_a_result_awaits_is_no_word_of_the_tool(rensha: Assistant) -> None:
+    """"提单并批掉": submitting a leave request leaves it 待审批 (awaiting approval); that does not make
+    the submitting tool an approver, so the recipe that submits and approves is the answer."""
+    p = plan(rensha, "E10023 下周一到周三休年假,帮忙提单并批掉")
+    assert (p.status, p.rule, tools(p)) == ("planned", "leave_application", ["submit_leave_request", "approve_leave"])
