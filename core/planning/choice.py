@@ -91,6 +91,7 @@ class Candidate:
     leaves: int = 0  # clauses of the request (with words the knowledge knows) it knows no word of
     deaf: bool = False  # a part put as a request of its own ("…，帮他开通邮箱") that it knows no word of
     unverbed: bool = False  # the request starts with a verb of change the knowledge knows and it does not ("send …")
+    forbidden: list[str] = field(default_factory=list)  # its writes the request says not to do ("don't invoice them")
     elsewhere: bool = False  # the leading verb acts on a thing the knowledge knows, in words it knows none of ("refund the room charge")
     lookups_dropped: bool = False  # a recipe whose plan dropped steps for values the request carries, all reads
     carried: bool = False  # a recipe whose producing steps were dropped: the thing they make exists already
@@ -466,6 +467,8 @@ def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decisi
     decision = _judge(best, ranked, steps_of)
     if decision.verdict == "plan" and _misdirected(best):
         return _unsaid_change(best, others)
+    if decision.verdict == "plan" and best.writes and best.forbidden:
+        return Decision("ask", best, [best, *others[:2]], reason=f"the request says not to do {best.forbidden[0]}")
     return decision
 
 

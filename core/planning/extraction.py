@@ -324,12 +324,13 @@ class Extractor:
         hits = self.voc.enum_hits(text, tool.tool_name, param.name)
         way = _direction(param.name)
         if way is not None:  # "from DAL1 to RNO1": a from_/to_ parameter takes the value its preposition marks
-            hits = [h for h in hits if _direction_word(_left_word(text, h.start)) in (None, way)]
+            hits = [h for h in hits if _direction_before(text, h.start) in (None, way)]
         if len({h.payload for h in hits}) > 1:  # several values named: the examples' context decides,
-            # then the longer (the more particular) phrase: "out of service for a tyre change" is a tyre change
+            # and a value said as not wanted ("an SUV, not an economy") comes last
             lefts = self.voc.enum_lefts.get((tool.tool_name, param.name), set())
-            preferred = [h for h in hits if h.start > 0 and text[h.start - 1] in lefts and not text[h.start - 1].isspace()]
-            hits = sorted(hits, key=lambda h: (h not in preferred, -(h.end - h.start)))
+            preferred = [h for h in hits if h.start > 0 and text[h.start - 1] in lefts]
+            hits = sorted(hits, key=lambda h: (bool(_NEGATED_BEFORE.search(text[max(0, h.start - 12):h.start])),
+                                               h not in preferred))
         for rank, h in enumerate(hits):
             out.append(Found(h.payload, h.start, h.end, "enum", ENUM - 0.01 * rank))
         if param.type == "boolean":
@@ -450,8 +451,9 @@ class Extractor:
             group = 1 if m.group(1) is not None else 2
             raw, start, end = m.group(group), m.start(group), m.end(group)
             if not raw or self.voc.is_own_word(raw) or any(sp.start < end and start < sp.end and sp.kind != "quoted"
-                                                           for sp in spans):
-                continue
+                                                           for sp in spans) \
+                    or (group == 2 and _CJK_RUN.search(raw) and _NOT_A_NAME_ZH.search(raw)):
+                continue  # (叫王老师来上 tells someone to come; 叫什么你定 leaves the name open)
             out.append(Found(raw, start, end, "named", CONTEXT))
         return out
 
@@ -589,6 +591,8 @@ def _amount(span: Span, param: ParamSpec, extra: dict[str, Any], learned: bool, 
 def _number(span: Span, param: ParamSpec, extra: dict[str, Any], learned: bool, shapes: list[Any]) -> float:
     if param.type not in ("number", "integer") and not (param.type == "string" and span.unit is None):
         return 0.0
+    if span.unit == "of" and not (isinstance(extra.get("minimum"), int | float) and extra["minimum"] >= 0):
+        return 0.0  # "write off 3 of SKU-1" may be -3: only a count that cannot be negative is sure
     if learned and span.unit is not None:
         return SHAPED
     words = f"{param.name} {param.description}".lower()
@@ -637,7 +641,7 @@ _MONEY_WORDS = ("amount", "price", "cost", "fee", "total", "sum", "pay", "deposi
 _UNIT_WORDS: dict[str, tuple[str, ...]] = {
     "kg": ("weight",), "kgs": ("weight",), "kilos": ("weight",),
     "days": ("day", "天"), "day": ("day", "天"), "天": ("天", "day"), "日": ("day",),
-    "units": ("quantity",), "pcs": ("quantity",), "x": ("quantity",),
+    "units": ("quantity",), "pcs": ("quantity",), "x": ("quantity",), "of": ("quantity",),
     "件": ("数量", "quantity"), "盒": ("数量", "quantity"), "个": ("数量", "quantity"),
     "hours": ("hour", "小时"), "hour": ("hour", "小时"), "h": ("hour", "小时"), "小时": ("小时", "hour"),
     "weeks": ("week", "周"), "week": ("week", "周"), "周": ("周", "week"),
@@ -747,6 +751,7 @@ def _known_patterns(known: frozenset[str]) -> tuple[re.Pattern[str], re.Pattern[
         return literal, None
     heads = "|".join(rf"[\u4e00-\u9fff]{{{n - 1}}}" for n in sorted({len(v) for v in cjk}, reverse=True))
     return literal, re.compile(rf"(?:^|(?<=[\s,，。:：;；、{_BEFORE_VALUE}]))(?:{heads}){re.escape(suffix)}")
+_NOT_A_NAME_ZH = re.compile(r"[你我他她它们来去让什么谁哪啥]|老师|同学")
 _THING_NAME = re.compile(r"(?i)(?:^|_)(?:name|title)\b|名称|名字|标题")
 _CALLED = re.compile(r"(?:叫做|名叫|名为|叫|\b[Cc]alled|\b[Nn]amed|\b[Tt]itled)\s*[:：]?\s*"
                      r"(?:[\"'“「]([^\"'”」]{1,40})[\"'”」]|([^\s,，。;；、!！?？\"'“”「」]{1,24}(?:[ ][A-Z0-9][^\s,，。;；、!！?？\"'“”「」]*){0,3}))")
@@ -765,12 +770,19 @@ _CLAUSE_TEXT = re.compile(r"[^,，;；。!！?？\n]+")
 _LABELLED = re.compile(r"(?<=[\s:：=\u3400-\u9fff])([A-Za-z][A-Za-z0-9_.-]*[A-Za-z0-9])(?![A-Za-z0-9_@])")
 
 
+# Everyday English abbreviations of a parameter's word ("qty 9" for counted_quantity)
+_ABBREVIATIONS: dict[str, tuple[str, ...]] = {
+    "quantity": ("qty",), "amount": ("amt",), "department": ("dept",), "description": ("desc",),
+    "reference": ("ref",), "percentage": ("pct",), "maximum": ("max",), "minimum": ("min",)}
+
+
 @lru_cache(maxsize=8192)
 def _param_names(name: str, description: str) -> tuple[str, ...]:
     """The words that name a parameter: its name, and the noun its description starts with
     ("购买数量" -> 购买数量 and 数量)."""
     names = {name_words(name).lower(), name.lower()}
     names |= {w for w in name_words(name).lower().split() if len(w) >= 4}
+    names |= {a for w in name_words(name).lower().split() for a in _ABBREVIATIONS.get(w, ())}  # "qty 9"
     head = re.match(r"[\u3400-\u9fff]{2,6}", without_examples(description).strip())
     if head:
         names |= {head.group(0), head.group(0)[-2:]}
@@ -789,10 +801,14 @@ def _kind_fits(span: Span, param: ParamSpec) -> bool:
     return span.kind == "id" and param.type == "string" and "format" not in (_implied(param).model_extra or {})
 
 
+_NEGATED_BEFORE = re.compile(r"(?:\b(?:not|no|non|instead\s+of|rather\s+than)(?:\s+(?:a|an|the))?|不是|不要|非|别)\s*$", re.I)
 _FROM_NAMES = frozenset("from source src origin old".split())
 _TO_NAMES = frozenset("to target dest destination new".split())
 _FROM_WORDS = frozenset(["from", "从", "由", "自"])
 _TO_WORDS = frozenset(["to", "into", "onto", "到", "至", "往", "去"])
+# the last direction word, then at most two words (the Dallas) before the value
+_DIRECTION = re.compile(r"(?:\b(from|to|into|onto)|(从|由|自|到|至|往|去))(?:\s*(?:the|a|an|our|their)?\s*)"
+                        r"(?:[A-Za-z]+\s+)?$", re.I)
 
 
 def _direction(name: str) -> str | None:
@@ -801,11 +817,10 @@ def _direction(name: str) -> str | None:
     return "from" if words & _FROM_NAMES else "to" if words & _TO_NAMES else None
 
 
-def _direction_word(word: str | None) -> str | None:
-    if word is None:
-        return None
-    last = word if word.isascii() else word[-1]
-    return "from" if last in _FROM_WORDS else "to" if last in _TO_WORDS else None
+def _direction_before(text: str, start: int) -> str | None:
+    """The direction the words just before a value give it: "from the Dallas DC" -> from, "调到" -> to."""
+    m = _DIRECTION.search(text[max(0, start - 16):start])
+    return None if m is None else "from" if (m.group(1) or m.group(2)).lower() in _FROM_WORDS else "to"
 
 
 def _named_before(text: str, start: int, param: ParamSpec) -> bool:

@@ -173,19 +173,14 @@ def intent(text: str) -> int:
     if is_question(text) and not ("?" in text or "？" in text):
         return -1  # "假单批了没": asked about, whatever verb it names
     asked = ("?" in text or "？" in text) and not is_polite_request(text)
-    if asked and _WH_EN.match(text):
-        return -1  # "where's SO-1 at? has it shipped?": a verb in a wh-question says what it asks about
     reads = bool(words & READ_CUES) or asked or any(c in text for c in READ_CUES_ZH if c != "吗")
     writes = bool(words & WRITE_CUES) or any(c in text for c in WRITE_CUES_ZH) or bool(_DO_ONE_ZH.search(text))
     return 0 if reads == writes else 1 if writes else -1
 
 
-# An English question for information: where / when / who / why / what (not "what if", "how about")
-_WH_EN = re.compile(r"\s*(?:where|where's|wheres|when|when's|who|who's|whose|why|what|what's|whats)\b(?!\s+(?:if|about)\b)",
-                    re.I)
-_ARRIVED = re.compile(r"(?i)\bshow(?:s|ed|n|ing)?\s+up\b")  # "TO-1 showed up in Reno": arrived, not "show me"
+_ARRIVED = re.compile(r"(?i)\bshow(?:s|ed|n|ing)?\s+up\b(?!-)")  # "TO-1 showed up in Reno": arrived, not "show me"
 # "给他选个课", "请个假": a verb with 个 and its object asks for one thing to be done
-_DO_ONE_ZH = re.compile(r"(?:给|替)[^,，。;；]{0,16}?([^\W\d这那哪每一几两三四五六七八九十整各某半多单查看是有])个(?![月人小])[\u4e00-\u9fff]")
+_DO_ONE_ZH = re.compile(r"(?:给|替)[^,，。;；]{0,16}?([^\W\d这那哪每一几两三四五六七八九十整各某半多单查看是有找拉算列搜翻])个(?![月人小])[\u4e00-\u9fff]")
 
 
 # "can you / could someone / would you mind ...?", "能不能帮我...吗": a request put politely, not a question
@@ -247,7 +242,7 @@ def whole_word(token: str) -> bool:
 # "约一下", "回复一下", "帮我看下": the verb before 一下 is what the request asks to do. These say only
 # "do it" or "look at it", and any candidate does them.
 _ACTION_ZH = re.compile(r"([\u4e00-\u9fff]{1,2})(?:一下|一把)")
-_ONE_FOR_ME_ZH = re.compile(r"(?:帮我|帮忙|给我|替我)([^\W\d这那哪每一几两三四五六七八九十整各某半多单是有])个")  # "帮我订个会议室": 订
+_ONE_FOR_ME_ZH = re.compile(r"(?:帮我|帮忙|给我|替我)([^\W\d这那哪每一几两三四五六七八九十整各某半多单是有找拉算列搜翻查看])个")  # "帮我订个会议室": 订
 _HELPERS_ZH = "我你他她它忙帮把给请再先就都也来去"
 GENERIC_ACTIONS_ZH = frozenset("办 弄 搞 做 整 处理 安排 跑 走 点 操作 提 看 查 瞅 瞧 瞄 确认 核对 核实 试 测 测试 造 建 "
                                "生成 改 调 批 审 开 加 跟进 执行 登记 记 录 补 统计 算 对 过 准备 弄好 办理 完成 配置 设置 申请 拉 捞 列 "
@@ -269,18 +264,31 @@ def named_actions(text: str) -> list[tuple[str, int]]:
 
 # What the request says has not happened yet ("重修费还没交", "批了就行,先别缴费", "not paid yet"):
 # the recipe stops before the step that does it.
-_NOT_YET_ZH = re.compile(r"(?:还没有?|尚未|还未|先别|先不|暂不|不要|不用|别)\s*([\u4e00-\u9fff]{1,2})")
-_NOT_YET_EN = re.compile(r"\b(?:not\s+yet|not|never|don't|do\s+not|hasn't|haven't|isn't|aren't|wasn't|weren't|without)"
-                         r"\s+(?:been\s+|yet\s+|be\s+|being\s+)?([a-z]+)", re.I)
+# Only "not yet" (还没, 尚未, 先别, "not … yet", "hasn't been …"): a plain "don't"/不要/别 says how to do
+# what is asked ("don't pack it in a large box", "不要重复建学生"), not where to stop.
+_NOT_YET_ZH = re.compile(r"(?:还没有?|尚未|还未|先别|先不|暂不)\s*([\u4e00-\u9fff]{1,2})")
+_NOT_YET_EN = re.compile(r"\b(?:(?:not|n't)\s+(?:been\s+|be\s+)?([a-z]+)\s+yet|not\s+yet\s+(?:been\s+)?([a-z]+)|"
+                         r"(?:hasn't|haven't|has\s+not|have\s+not)\s+(?:been\s+|yet\s+)?([a-z]+ed))\b", re.I)
 _NOT_YET_FILLER_ZH = frozenset("问题 关系 事 必要 着急 急".split())
+_COMPLEMENTS_ZH = "下来完好掉上去出的了呢啊吧呀"  # 批下来, 交的: the verb without what follows it
+
+
+_DONT_EN = re.compile(r"\b(?:don't|dont|do\s+not|never|no\s+need\s+to)\s+([a-z]+)", re.I)
+
+
+def told_not_to(text: str) -> list[str]:
+    """What an English request says not to do ("don't invoice them" -> invoic), as stems."""
+    return [stem(m.group(1).lower()) for m in _DONT_EN.finditer(text) if not is_stopword(m.group(1).lower())]
 
 
 def not_yet(text: str) -> list[str]:
-    """The actions the request says are not done (Chinese as written, 1–2 characters; English stems)."""
+    """The actions the request says are not done yet (Chinese as written, 1–2 characters; English stems)."""
     # (not 还没接过单: 过 tells what someone has never done, not a step still to come)
-    verbs = (m.group(1).rstrip("的了呢啊吧呀") for m in _NOT_YET_ZH.finditer(text) if not m.group(1).endswith("过"))
+    # (nor 还没交的话…: a condition, "if it is not paid yet")
+    verbs = (m.group(1).rstrip(_COMPLEMENTS_ZH) for m in _NOT_YET_ZH.finditer(text)
+             if not m.group(1).endswith("过") and "的话" not in text[m.start(1):m.end(1) + 3])
     out = [v for v in verbs if v and v not in _NOT_YET_FILLER_ZH and v[0] not in "的了过着"]
-    out += [stem(m.group(1).lower()) for m in _NOT_YET_EN.finditer(text) if not is_stopword(m.group(1).lower())]
+    out += [stem(w.lower()) for m in _NOT_YET_EN.finditer(text) for w in m.groups() if w and not is_stopword(w.lower())]
     return out
 
 

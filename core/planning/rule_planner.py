@@ -59,6 +59,7 @@ from core.planning.lexicon import (
     named_actions,
     not_yet,
     stem,
+    told_not_to,
     whole_word,
 )
 from core.planning.names import person_names, takes_person
@@ -212,6 +213,7 @@ class RulePlanner:
         clauses = self._clause_words(masked)
         asked = self._asked_parts(masked)
         things = definite_things(masked)
+        dont = set(told_not_to(plain_text))
         ignored: dict[str, list[Span]] = {}  # candidate -> the values it would leave unused
         knows = lru_cache(maxsize=None, typed=True)(self.voc.lexicon.knows)  # asked again for every rule of a tool
         out = []
@@ -279,6 +281,8 @@ class RulePlanner:
             c.deaf = any(not any(knows(key, t) for t in part) for part in asked)
             c.unverbed = lead is not None and not knows(key, lead)
             c.elsewhere = bool(acted_on) and not any(knows(key, t) for t in acted_on)
+            c.forbidden = [t for t in ([s.tool_name for s in c.plan.running()] if c.plan else [])
+                           if self._writes("tool", t) and dont & {stem(w) for w in name_words(t).lower().split()}]
             dropped = [m[1] for n in c.plan.notes if (m := _DROPPED.match(n))]
             c.lookups_dropped = bool(dropped) and not any(self._writes("tool", t) for t in dropped)
             c.carried = bool(dropped)
@@ -638,9 +642,7 @@ class RulePlanner:
                 sources[param.name] = "step_output"
                 continue
             name = mapping.value if mapping is not None else param.name
-            # (a tool planned alone takes the team's common test data for any parameter of that name, as the
-            # spec says; a recipe's step only where its mapping or need says so)
-            use_defaults = mapping is not None or param.required or rule is None
+            use_defaults = mapping is not None or param.required
             if name in known:
                 args[param.name], sources[param.name] = known[name], "request"
             elif name in refused:
@@ -796,7 +798,10 @@ class RulePlanner:
             said = " ".join([spec.description or "", name_words(spec.tool_name),
                              *(_AWAITS.sub("", w) for w in (state.words if state else []) if not w.endswith("中"))])
             stems = set(self.voc.lexicon.stems(said))
-            if any(v in stems if v.isascii() else (v in said or v[0] in said) for v in verbs):
+            done = " ".join(state.words) if state else ""
+            # Chinese: the word as said, or its verb as the step's state says it is done (先别缴费 for the
+            # state 已缴清) — never one character of a longer word (学号, 交接)
+            if any(v in stems if v.isascii() else v in said or "已" + v[0] in done for v in verbs):
                 return spec.step_id
         return None
 

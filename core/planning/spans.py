@@ -287,7 +287,7 @@ _SPANS_OF_TIME = frozenset("天日周月年") | {"小时"}
 _ORDINAL_BEFORE = frozenset("后第同每这那哪某前")  # 最后一天, 第一天: which day, not how many
 
 
-# "25 of SKU-66012": a count of the thing named by its id (as "25 x SKU-66012")
+# "25 of SKU-66012": a count of the thing named by its id (unit "of": a quantity that cannot be negative)
 _COUNT_OF = re.compile(r"\s+of\s+[A-Za-z]+[-_]?\d")
 
 
@@ -298,7 +298,7 @@ def _numbers(text: str) -> list[Span]:
         digits, unit_en, unit_cn, cn, cn_unit = m.groups()
         unit_cn, cn_unit = (u[1:] if u and len(u) > 1 and u[0] == "个" else u for u in (unit_cn, cn_unit))  # 三个月: 月
         if digits is not None:
-            unit = (unit_en or unit_cn or "").lower() or ("x" if _COUNT_OF.match(text, m.end()) else None)
+            unit = (unit_en or unit_cn or "").lower() or ("of" if _COUNT_OF.match(text, m.end()) else None)
             out.append(Span(m.start(), m.end(), m[0], "number", _number(digits), unit))
         elif (cn_unit or any(c in cn for c in "十百千万")) and (n := cn_number(cn)) is not None and (
                 cn != "一" or (cn_unit in _SPANS_OF_TIME and text[m.start() - 1:m.start()] not in _ORDINAL_BEFORE)):

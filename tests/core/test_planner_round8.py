@@ -157,14 +157,6 @@ def test_an_id_only_one_write_takes_tells_which_write(shelfy: Assistant) -> None
                                                                 "damaged_quantity": 0}
 
 
-def test_an_english_wh_question_asks_about_what_its_verb_says() -> None:
-    """"where's SO-1 at? has it shipped?" asks about shipping; "what if we cancel" and "how about"
-    are no questions for information, and "can you ship it?" is a request."""
-    assert intent("where's SO-304511 at? has it shipped or not") == -1
-    assert intent("when was INV-7 paid?") == -1
-    assert intent("can you ship SO-304511?") == 1
-
-
 @pytest.fixture(scope="module")
 def rentals() -> Iterator[Assistant]:
     yield from pack_assistant(GENERALITY / "rentals")
@@ -177,11 +169,12 @@ def test_a_plural_says_an_enum_value(rentals: Assistant) -> None:
     assert args(p, "list_available_vehicles")["vehicle_class"] == "van"
 
 
-def test_of_two_values_named_the_longer_phrase_is_the_particular_one(rentals: Assistant) -> None:
-    """"out of service for a tyre change": "service" and "tyre change" both name a reason; the
-    longer, more particular phrase is the one meant."""
-    p = plan(rentals, "I need a minivan that's out of service for a tyre change")
-    assert args(p, "send_vehicle_to_maintenance")["maintenance_reason"] == "tyre_change"
+def test_a_value_said_as_not_wanted_gives_way(rentals: Assistant) -> None:
+    """"an SUV, not an economy": of two values named, the negated one is not the value."""
+    p = plan(rentals, "book an SUV at BR-101 for CU-100001, not an economy")
+    assert args(p, "create_reservation")["vehicle_class"] == "suv"
+    p = plan(rentals, "book an economy at BR-101 for CU-100001, not an SUV")
+    assert args(p, "create_reservation")["vehicle_class"] == "economy"
 
 
 def test_a_things_name_after_called_is_its_name(jiaowu: Assistant) -> None:
@@ -213,3 +206,56 @@ def test_what_a_result_awaits_is_no_word_of_the_tool(rensha: Assistant) -> None:
     the submitting tool an approver, so the recipe that submits and approves is the answer."""
     p = plan(rensha, "E10023 下周一到周三休年假,帮忙提单并批掉")
     assert (p.status, p.rule, tools(p)) == ("planned", "leave_application", ["submit_leave_request", "approve_leave"])
+
+
+def test_an_abbreviation_of_the_parameters_word_labels_its_value(shelfy: Assistant) -> None:
+    """"qty 9" is the counted quantity."""
+    p = plan(shelfy, "need a count submitted and awaiting approval for B-12-04, qty 9")
+    assert (p.status, p.rule, tools(p)) == ("planned", "cycle_count_variance", ["create_cycle_count", "submit_count"])
+    assert args(p, "submit_count")["counted_quantity"] == 9
+
+
+# --- the review's cases: each of these went wrong with the first version of this round's rules --------
+
+def test_a_count_of_an_id_that_could_be_negative_is_not_taken_as_a_count(shelfy: Assistant) -> None:
+    """"write off 3 of SKU-10482": the adjustment may be -3; only a quantity that cannot be negative
+    takes "N of" as a count, so this asks rather than adding 3 units."""
+    p = plan(shelfy, "write off 3 of SKU-10482 from bin B-12-04, damaged")
+    assert not writes(shelfy, p)
+
+
+def test_a_direction_word_a_few_words_before_the_value(shelfy: Assistant) -> None:
+    p = plan(shelfy, "transfer 20 of SKU-10482 from the Dallas DC to the Reno DC")
+    assert args(p, "create_transfer") == {"sku": "SKU-10482", "quantity": 20, "from_warehouse": "DAL1",
+                                          "to_warehouse": "RNO1"}
+
+
+def test_a_read_planned_alone_is_not_narrowed_by_defaults(shelfy: Assistant) -> None:
+    """Common test data fills what a plan needs, not a read's optional filters."""
+    p = plan(shelfy, "check inventory of SKU-10482")
+    assert (p.status, p.tool, args(p, "get_inventory")) == ("planned", "get_inventory", {"sku": "SKU-10482"})
+
+
+def test_a_plain_dont_is_no_step_left_undone(lending: Assistant, jiaowu: Assistant) -> None:
+    """"don't check with me first", "不要重复建学生", "还没有学号", "还没交的话帮他交了": how to do what is
+    asked, a noun, a condition — no step of the recipe is cut."""
+    assert tools(plan(lending, "make me an overdue loan with a fine, don't check with me first")) == [
+        "create_member", "create_loan", "add_fine"]
+    p = plan(jiaowu, "帮我造一个MATH1101重修的学生,学号2020070112,不要重复建学生")
+    assert "pay_tuition" in tools(p)
+    p = plan(jiaowu, "造个2024级软工的学生,办休学并审批通过,还没有学号")
+    assert tools(p) == ["create_student", "apply_status_change", "approve_status_change"]
+    p = plan(jiaowu, "2021013456的MATH1101重修一下,重修费还没交的话帮他交了")
+    assert "pay_tuition" in tools(p)
+
+
+def test_a_write_the_request_says_not_to_do_is_asked_about(idcloud: Assistant) -> None:
+    """"create a tenant called Acme and don't invoice them": the tenant recipe would invoice them."""
+    p = plan(idcloud, "create a tenant called Acme and don't invoice them")
+    assert not writes(idcloud, p)
+    assert p.status == "needs_input" and "create_tenant" in [c.tool or c.rule for c in p.choices]
+
+
+def test_jiao_telling_someone_to_come_is_no_name(jiaowu: Assistant) -> None:
+    p = plan(jiaowu, "新建一门课,叫王老师来上,3学分")
+    assert (p.status, p.missing) == ("needs_input", ["course_name"])
