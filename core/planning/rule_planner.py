@@ -672,8 +672,7 @@ class RulePlanner:
         keep, target = self._tailor_by_state(rule, text, deps, prior_target)
         undone = self._not_done(rule, text, keep)
         if undone is not None:
-            below = dependents(deps)
-            gone = {undone} | _descendants(below, undone)
+            gone = {undone} | ancestors(dependents(deps), undone)  # (its ancestors on the reversed graph: all after it)
             keep -= gone
             target = None if target in gone else target
             notes.append(f"stopped before step {undone} ({rule.step(undone).tool_name}): the request says it is not done")  # type: ignore[union-attr]
@@ -958,14 +957,3 @@ def _presumed(ran: list[str], writes: frozenset[str], things: list[str],
 
 
 _AWAITS = re.compile(r"(?:待|未|(?i:pending|awaiting|not|un)\b).*")
-
-
-def _descendants(below: dict[StepId, set[StepId]], sid: StepId) -> set[StepId]:
-    out: set[StepId] = set()
-    stack = list(below.get(sid, ()))
-    while stack:
-        cur = stack.pop()
-        if cur not in out:
-            out.add(cur)
-            stack.extend(below.get(cur, ()))
-    return out
