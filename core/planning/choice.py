@@ -469,7 +469,28 @@ def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decisi
         return _unsaid_change(best, others)
     if decision.verdict == "plan" and best.writes and best.forbidden:
         return Decision("ask", best, [best, *others[:2]], reason=f"the request says not to do {best.forbidden[0]}")
+    if decision.verdict == "plan" and (undone := _undoes_unasked(best)):
+        return Decision("ask", best, [best, *others[:2]], reason=f"nothing in the request asks to {undone}")
     return decision
+
+
+# Undoing what was just made (not the steps of a lifecycle's end: remove_social_insurance, terminate_contract)
+_UNDOING = frozenset(stem(w) for w in "cancel void revoke delete reject withdraw".split())
+
+
+def _undoes_unasked(best: Candidate) -> str | None:
+    """A recipe no trigger or state named that would undo something (cancel, revoke, void …) at a step
+    the request says nothing particular of: "给商品1造一笔订单,付了款但还没发货" is no order made and
+    cancelled. Returns that step's tool."""
+    if best.kind != "rule" or best.strong or best.destroys:  # ("rotate the key": its trigger said, loosely)
+        return None
+    for tool in sorted(best.running_writes):
+        if not _named(tool) & _UNDOING:
+            continue
+        others = frozenset().union(*(w for name, w in best.spoken.items() if name != tool))
+        if not best.spoken.get(tool, frozenset()) - others:
+            return tool
+    return None
 
 
 def _misdirected(best: Candidate) -> bool:

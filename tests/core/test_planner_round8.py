@@ -259,3 +259,20 @@ def test_a_write_the_request_says_not_to_do_is_asked_about(idcloud: Assistant) -
 def test_jiao_telling_someone_to_come_is_no_name(jiaowu: Assistant) -> None:
     p = plan(jiaowu, "新建一门课,叫王老师来上,3学分")
     assert (p.status, p.missing) == ("needs_input", ["course_name"])
+
+
+@pytest.fixture(scope="module")
+def shop() -> Iterator[Assistant]:
+    from core.settings import BUNDLED_KNOWLEDGE
+
+    yield from pack_assistant(BUNDLED_KNOWLEDGE / "shop")
+
+
+def test_a_recipe_that_undoes_something_nobody_asked_to_undo_is_asked_about(shop: Assistant) -> None:
+    """"给商品123456造一笔订单,付了款但还没发货": the order is paid and not shipped yet — the recipe that
+    makes an order and cancels it was the closest by its examples, and cancelled it."""
+    p = plan(shop, "给商品123456造一笔订单,付了款但还没发货")
+    assert not writes(shop, p) and p.status == "needs_input"
+    assert "order_lifecycle" in [c.rule for c in p.choices]
+    # said as the recipe's state, the cancelled order is still made at once
+    assert plan(shop, "给商品123456造一笔已取消的订单").rule == "cancel_unpaid_order"
