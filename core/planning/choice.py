@@ -341,7 +341,7 @@ def existing(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[s
     # (a step whose own name says what the request says of the existing thing is asked, even where the
     # maker's words know it too: "ship the order" is ship_order, though creating an order knows shipping)
     asked = {name for name, words in best.spoken.items() if name != first and name not in before
-             and (words - own or (words - set(best.presumes)) & _named(name))}
+             and (words - own or (words - set(best.presumes)) & _name_stems(name))}
     # that step, or another recipe that does it and makes nothing the request speaks of as existing
     # ("把这台电脑领用给李娜": handing over, not the new-hire recipe that registers a new computer first)
     return next((c for c in ranked if c.score >= ASK_MIN and (
@@ -350,7 +350,7 @@ def existing(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[s
             and asked & c.running_writes))), best)
 
 
-def _named(tool: str) -> frozenset[str]:
+def _name_stems(tool: str) -> frozenset[str]:
     return frozenset(stem(w) for w in name_words(tool).lower().split())
 
 
@@ -485,7 +485,7 @@ def _undoes_unasked(best: Candidate) -> str | None:
     if best.kind != "rule" or best.strong or best.destroys:  # ("rotate the key": its trigger said, loosely)
         return None
     for tool in sorted(best.running_writes):
-        if not _named(tool) & _UNDOING:
+        if not _name_stems(tool) & _UNDOING:
             continue
         others = frozenset().union(*(w for name, w in best.spoken.items() if name != tool))
         if not best.spoken.get(tool, frozenset()) - others:
