@@ -467,8 +467,10 @@ def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decisi
     decision = _judge(best, ranked, steps_of)
     if decision.verdict == "plan" and _misdirected(best):
         return _unsaid_change(best, others)
-    if decision.verdict == "plan" and best.writes and best.forbidden:
-        return Decision("ask", best, [best, *others[:2]], reason=f"the request says not to do {best.forbidden[0]}")
+    if decision.verdict == "plan" and best.writes and best.forbidden:  # (offered: what does not do it)
+        allowed = [c for c in others if not c.forbidden][:3]
+        return Decision("ask", (allowed or [best])[0], allowed or [best],
+                        reason=f"the request says not to do {best.forbidden[0]}")
     if decision.verdict == "plan" and (undone := _undoes_unasked(best)):
         return Decision("ask", best, [best, *others[:2]], reason=f"nothing in the request asks to {undone}")
     return decision

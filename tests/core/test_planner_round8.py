@@ -254,6 +254,7 @@ def test_a_write_the_request_says_not_to_do_is_asked_about(idcloud: Assistant) -
     p = plan(idcloud, "create a tenant called Acme and don't invoice them")
     assert not writes(idcloud, p)
     assert p.status == "needs_input" and "create_tenant" in [c.tool or c.rule for c in p.choices]
+    assert "tenant_lifecycle" not in [c.rule for c in p.choices]  # the one that would invoice is not offered
 
 
 def test_jiao_telling_someone_to_come_is_no_name(jiaowu: Assistant) -> None:
