@@ -146,7 +146,10 @@ class Extractor:
             if invalid and not valid and slot.kind in ("input", "unmapped"):
                 refused[slot.name] = invalid[0]
                 refused_where[slot.name] = invalid[1]
-        offers.sort(key=lambda o: (-o[0], -o[1]))
+        # (at equal evidence the request's own inputs come first: a value said once is the recipe's input,
+        # not a replacement for a step's defaults mapping — "学费减免3000元" is the reduction, not the bill)
+        kinds = {slot.name: slot.kind for slot in slots}
+        offers.sort(key=lambda o: (-o[0], -o[1], kinds.get(o[2]) == "defaults"))
         taken: dict[str, Found] = {}
         claimed: dict[tuple[int, int], tuple[str, str]] = {}
         for _, _, name, found in offers:

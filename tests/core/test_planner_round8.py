@@ -277,3 +277,11 @@ def test_a_recipe_that_undoes_something_nobody_asked_to_undo_is_asked_about(shop
     assert "order_lifecycle" in [c.rule for c in p.choices]
     # said as the recipe's state, the cancelled order is still made at once
     assert plan(shop, "给商品123456造一笔已取消的订单").rule == "cancel_unpaid_order"
+
+
+def test_a_value_said_once_is_the_recipes_input_not_a_defaults_mapping(jiaowu: Assistant) -> None:
+    """"学费减免3000元": 3000 is the reduction (the recipe's input), not the bill's amount, which the
+    recipe takes from defaults.yaml."""
+    p = plan(jiaowu, "2023070145家庭经济困难,学费减免3000元,审批通过后把剩下的交了")
+    assert (p.status, p.rule) == ("planned", "fee_reduction")
+    assert args(p, "apply_fee_reduction")["amount"] == 3000 and args(p, "create_tuition_bill")["amount"] != 3000
