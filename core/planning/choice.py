@@ -547,6 +547,10 @@ def _judge(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str
         # which of one thing is meant. (A far one — "给全员发个中秋福利通知" for the offer tool — is offered
         # as a choice: a value given in answer would run it.)
         return Decision("plan", best)
+    if best.score >= ASK_MIN and not rivals and best.fill < 1.0 and best.ignores:
+        # the one weak reading would leave what the request states unused and still ask for more
+        # ("reset 2FA for admin@…", "what's the weather in Dallas tomorrow?"): not ours
+        return Decision("no_match", None, reason=f"nothing here takes {', '.join(best.ignores)}")
     if best.score >= ASK_MIN:
         return Decision("ask", best, [best, *rivals[:2]], reason="plausible but weak evidence")
     return Decision("no_match", None, reason=f"weak evidence (score {best.score:.2f})")

@@ -285,3 +285,12 @@ def test_a_value_said_once_is_the_recipes_input_not_a_defaults_mapping(jiaowu: A
     p = plan(jiaowu, "2023070145家庭经济困难,学费减免3000元,审批通过后把剩下的交了")
     assert (p.status, p.rule) == ("planned", "fee_reduction")
     assert args(p, "apply_fee_reduction")["amount"] == 3000 and args(p, "create_tuition_bill")["amount"] != 3000
+
+
+def test_a_lone_weak_reading_that_leaves_the_request_unused_and_still_asks_is_no_match(shelfy: Assistant) -> None:
+    """Off-domain requests that brush one tool: the tool would leave what they state unused
+    ("tomorrow", the email) and still need more — nothing here fits, rather than "did you mean it?"."""
+    for text in ("what's the weather like in Dallas tomorrow?", "add jane.doe@shelfy.test as a user in the Reno warehouse"):
+        assert plan(shelfy, text).status == "no_match"
+    # a lone weak reading that uses what is said is still offered ("track my package please" asks for it)
+    assert plan(shelfy, "track my package please").status == "needs_input"
