@@ -37,6 +37,25 @@ def pack_assistant(pack: Path) -> Iterator[Assistant]:
             assistant.close()
 
 
+def _blind_pack(name: str) -> Callable[[], Iterator[Assistant]]:
+    @pytest.fixture(scope="module", name=name)
+    def assistant() -> Iterator[Assistant]:
+        yield from pack_assistant(GENERALITY / name)
+
+    return assistant
+
+
+# A module-scoped rule-planner assistant per blind pack kept in the repository, named for the pack
+# (`def test_x(shelfy: Assistant)`): every test module gets its own.
+for _pack in sorted(p.name for p in GENERALITY.iterdir() if p.is_dir()):
+    globals()[f"_blind_{_pack}"] = _blind_pack(_pack)
+
+
+def writes_of(assistant: Assistant, plan: Plan) -> bool:
+    """Whether the plan would run a tool with side effects."""
+    return plan.status == "planned" and any(assistant.knowledge.tools[s.tool_name].side_effects for s in plan.running())
+
+
 def plan_of(assistant: Assistant, text: str) -> Plan:
     return assistant.plan(Request(text=text, bypass_cache=True))
 

@@ -37,7 +37,7 @@ from typing import Literal
 
 from core.models import Plan
 from core.planning.extraction import DECLARED, Assignment
-from core.planning.lexicon import name_words, stem
+from core.planning.lexicon import name_stems, stem
 
 # Weights of the features (fit by logistic regression on the blind dev packs, see benchmarks/fit_choice.py,
 # then rounded; the held-out packs never took part).
@@ -341,17 +341,13 @@ def existing(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[s
     # (a step whose own name says what the request says of the existing thing is asked, even where the
     # maker's words know it too: "ship the order" is ship_order, though creating an order knows shipping)
     asked = {name for name, words in best.spoken.items() if name != first and name not in before
-             and (words - own or (words - set(best.presumes)) & _name_stems(name))}
+             and (words - own or (words - set(best.presumes)) & set(name_stems(name)))}
     # that step, or another recipe that does it and makes nothing the request speaks of as existing
     # ("把这台电脑领用给李娜": handing over, not the new-hire recipe that registers a new computer first)
     return next((c for c in ranked if c.score >= ASK_MIN and (
         (c.kind == "tool" and c.name in asked)
         or (c.kind == "rule" and c is not best and not c.presumes and first not in c.running_writes
             and asked & c.running_writes))), best)
-
-
-def _name_stems(tool: str) -> frozenset[str]:
-    return frozenset(stem(w) for w in name_words(tool).lower().split())
 
 
 def corroborated(best: Candidate, rivals: list[Candidate]) -> bool:
@@ -487,7 +483,7 @@ def _undoes_unasked(best: Candidate) -> str | None:
     if best.kind != "rule" or best.strong or best.destroys:  # ("rotate the key": its trigger said, loosely)
         return None
     for tool in sorted(best.running_writes):
-        if not _name_stems(tool) & _UNDOING:
+        if not _UNDOING.intersection(name_stems(tool)):
             continue
         others = frozenset().union(*(w for name, w in best.spoken.items() if name != tool))
         if not best.spoken.get(tool, frozenset()) - others:

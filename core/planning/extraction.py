@@ -809,9 +809,11 @@ _FROM_NAMES = frozenset("from source src origin old".split())
 _TO_NAMES = frozenset("to target dest destination new".split())
 _FROM_WORDS = frozenset(["from", "从", "由", "自"])
 _TO_WORDS = frozenset(["to", "into", "onto", "到", "至", "往", "去"])
-# the last direction word, then at most two words (the Dallas) before the value
-_DIRECTION = re.compile(r"(?:\b(from|to|into|onto)|(从|由|自|到|至|往|去))(?:\s*(?:the|a|an|our|their)?\s*)"
-                        r"(?:[A-Za-z]+\s+)?$", re.I)
+# the last direction word (an English one whole), then at most two words (the Dallas) before the value
+_DIRECTION = re.compile(r"(?:\b({})|({}))(?:\s*(?:the|a|an|our|their)?\s*)(?:[A-Za-z]+\s+)?$".format(
+    "|".join(sorted(w for w in _FROM_WORDS | _TO_WORDS if w.isascii())),
+    "|".join(sorted(w for w in _FROM_WORDS | _TO_WORDS if not w.isascii()))),
+    re.I)
 
 
 def _direction(name: str) -> str | None:

@@ -91,11 +91,10 @@ GENERIC_READ = READ_CUES | frozenset(["查", "看", "查询", "查看", "看看"
 
 # "the booking", "this car", "这笔订单", "该员工": a thing that already exists. "a paid order" or "new
 # hire" is one to make; a request that makes something says so (the cues below).
-_DEFINITE_EN = re.compile(r"\b(?:the|this|that|these|those|its|their|his|her|our|my|your)\s+([a-z][a-z-]+)"
-                          r"(?:\s+([a-z][a-z-]+))?", re.I)
+_DETERMINERS = r"(?:the|this|that|these|those|its|their|his|her|our|my|your)"
+_DEFINITE_EN = re.compile(rf"\b{_DETERMINERS}\s+([a-z][a-z-]+)(?:\s+([a-z][a-z-]+))?", re.I)
 _DEFINITE_ZH = re.compile(r"(?:这|那|该|此)(?:个|笔|单|张|位|辆|份|条|件|台|次|批)?([\u4e00-\u9fff]{1,2})")
-_BESIDE_EN = re.compile(r"\b(?:for|on|to|onto|against|from)\s+(?:the|this|that|these|those|its|their|his|her|our|my|your)"
-                        r"\s+([a-z][a-z-]+)(?:\s+([a-z][a-z-]+))?", re.I)
+_BESIDE_EN = re.compile(rf"\b(?:for|on|to|onto|against|from)\s+{_DETERMINERS}\s+([a-z][a-z-]+)(?:\s+([a-z][a-z-]+))?", re.I)
 # 这季度, 这学期, 那阵子: a time, not a thing that exists
 _TIMES_ZH = frozenset("季度 月份 星期 礼拜 学期 阵子 时候 会儿 周末 几天 两天 一阵 段时 年度 财年 半年".split())
 # (the name may already be masked out as a value: a run of spaces)
@@ -112,10 +111,15 @@ _MAKER_VERBS = frozenset(stem(w) for w in "create new generate register make ope
 UNKNOWN_RUN = 4  # Chinese characters nothing here knows, up to this many in a row, are one word (a name)
 
 
+def name_stems(name: str) -> list[str]:
+    """A tool's or rule's name as word stems: create_integration -> [creat, integr]."""
+    return [stem(w) for w in name_words(name).lower().split()]
+
+
 def made_by_name(name: str) -> frozenset[str]:
     """What a tool says in its name that it makes: create_integration -> {integr}; set_status,
     add_item_to_claim -> nothing (they change or add to something that exists)."""
-    words = [stem(w) for w in name_words(name).lower().split()]
+    words = name_stems(name)
     return frozenset(words[1:]) if words and words[0] in _MAKER_VERBS else frozenset()
 
 
@@ -179,8 +183,10 @@ def intent(text: str) -> int:
 
 
 _ARRIVED = re.compile(r"(?i)\bshow(?:s|ed|n|ing)?\s+up\b(?!-)")  # "TO-1 showed up in Reno": arrived, not "show me"
+# A character before 个 that is a verb, not a demonstrative, a numeral or a verb of looking or finding
+_VERB_BEFORE_GE = r"[^\W\d这那哪每一几两三四五六七八九十整各某半多单是有找拉算列搜翻查看]"
 # "给他选个课", "请个假": a verb with 个 and its object asks for one thing to be done
-_DO_ONE_ZH = re.compile(r"(?:给|替)[^,，。;；]{0,16}?([^\W\d这那哪每一几两三四五六七八九十整各某半多单查看是有找拉算列搜翻])个(?![月人小])[\u4e00-\u9fff]")
+_DO_ONE_ZH = re.compile(rf"(?:给|替)[^,，。;；]{{0,16}}?({_VERB_BEFORE_GE})个(?![月人小])[\u4e00-\u9fff]")
 
 
 # "can you / could someone / would you mind ...?", "能不能帮我...吗": a request put politely, not a question
@@ -242,7 +248,7 @@ def whole_word(token: str) -> bool:
 # "约一下", "回复一下", "帮我看下": the verb before 一下 is what the request asks to do. These say only
 # "do it" or "look at it", and any candidate does them.
 _ACTION_ZH = re.compile(r"([\u4e00-\u9fff]{1,2})(?:一下|一把)")
-_ONE_FOR_ME_ZH = re.compile(r"(?:帮我|帮忙|给我|替我)([^\W\d这那哪每一几两三四五六七八九十整各某半多单是有找拉算列搜翻查看])个")  # "帮我订个会议室": 订
+_ONE_FOR_ME_ZH = re.compile(rf"(?:帮我|帮忙|给我|替我)({_VERB_BEFORE_GE})个")  # "帮我订个会议室": 订
 _HELPERS_ZH = "我你他她它忙帮把给请再先就都也来去"
 GENERIC_ACTIONS_ZH = frozenset("办 弄 搞 做 整 处理 安排 跑 走 点 操作 提 看 查 瞅 瞧 瞄 确认 核对 核实 试 测 测试 造 建 "
                                "生成 改 调 批 审 开 加 跟进 执行 登记 记 录 补 统计 算 对 过 准备 弄好 办理 完成 配置 设置 申请 拉 捞 列 "

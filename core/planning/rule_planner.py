@@ -55,6 +55,7 @@ from core.planning.lexicon import (
     leading_verb,
     made_by_name,
     modifiers,
+    name_stems,
     name_words,
     named_actions,
     not_yet,
@@ -282,7 +283,7 @@ class RulePlanner:
             c.unverbed = lead is not None and not knows(key, lead)
             c.elsewhere = bool(acted_on) and not any(knows(key, t) for t in acted_on)
             c.forbidden = [t for t in ([s.tool_name for s in c.plan.running()] if c.plan else [])
-                           if self._writes("tool", t) and dont & {stem(w) for w in name_words(t).lower().split()}]
+                           if self._writes("tool", t) and dont.intersection(name_stems(t))]
             dropped = [m[1] for n in c.plan.notes if (m := _DROPPED.match(n))]
             c.lookups_dropped = bool(dropped) and not any(self._writes("tool", t) for t in dropped)
             c.carried = bool(dropped)
@@ -791,13 +792,13 @@ class RulePlanner:
         for spec in rule.dag_definition[1:]:
             if spec.step_id not in keep:
                 continue
-            state = spec.reaches_state
+            states = spec.reaches_state.words if spec.reaches_state else []
             # (a state says what is done, not what it awaits or what is under way: 休学待审批 and
             # 休学审批中 are no approval)
             said = " ".join([spec.description or "", name_words(spec.tool_name),
-                             *(_AWAITS.sub("", w) for w in (state.words if state else []) if not w.endswith("中"))])
+                             *(_AWAITS.sub("", w) for w in states if not w.endswith("中"))])
             stems = set(self.voc.lexicon.stems(said))
-            done = " ".join(state.words) if state else ""
+            done = " ".join(states)
             # Chinese: the word as said, or its verb as the step's state says it is done (先别缴费 for the
             # state 已缴清) — never one character of a longer word (学号, 交接)
             if any(v in stems if v.isascii() else v in said or "已" + v[0] in done for v in verbs):
@@ -941,14 +942,14 @@ def _presumed(ran: list[str], writes: frozenset[str], things: list[str],
     the invoice, then creating a claim) — or those of a later step named for making or starting things,
     before the last write ("activate the SIM": a customer, then the SIM, then activating it); and the
     later step that makes them."""
-    made = next((t for t in ran if t in writes), None)
-    if made is None or not things:
+    made = [t for t in ran if t in writes]
+    if not made or not things:
         return [], None
-    if made == ran[0] or made_by_name(made):
-        first = [w for w in things if knows(candidate_key("tool", made), w)]
+    if made[0] == ran[0] or made_by_name(made[0]):
+        first = [w for w in things if knows(candidate_key("tool", made[0]), w)]
         if first:
             return first, None
-    for tool in [t for t in ran if t in writes][1:-1]:
+    for tool in made[1:-1]:
         if made_by_name(tool) or name_words(tool).lower().startswith("start "):
             later = [w for w in things if knows(candidate_key("tool", tool), w)]
             if later:

@@ -197,12 +197,11 @@ def _word_forms(word: str) -> list[re.Pattern[str]]:
     parts = re.split(r"[_\s-]+", word)
     if not all(re.fullmatch(r"[A-Za-z]+", w) for w in parts):
         return []
-    forms = []
-    if len(parts) > 1 and re.search(r"[_-]", word):
-        forms.append(r"[\s_-]+".join(map(re.escape, parts)))
+    said = r"[\s_-]+".join(map(re.escape, parts))
+    forms = [said] if len(parts) > 1 and re.search(r"[_-]", word) else []
     if len(parts[-1]) >= 3 and not parts[-1].lower().endswith("s") and not is_stopword(parts[-1]) \
             and stem(parts[-1].lower()) not in WRITE_CUES | READ_CUES | REFUSALS:  # (not "approves", "rejects")
-        forms.append(r"[\s_-]+".join(map(re.escape, parts)) + "(?:s|es)")
+        forms.append(said + "(?:s|es)")
     return [re.compile(r"(?<![A-Za-z0-9])" + f + r"(?![A-Za-z0-9])", re.I) for f in forms]
 
 

@@ -7,30 +7,15 @@ retrieval; the decision rules themselves are also checked on hand-made candidate
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from core.assistant import Assistant
 from core.models import Request
 from core.planning.choice import ASK_MIN, WRITE_MIN, Candidate, decide, score
 from core.planning.extraction import Assignment, Found
 from core.planning.names import person_names
-from tests.conftest import GENERALITY, pack_assistant
 from tests.conftest import args_of as args
 from tests.conftest import plan_of as plan
-
-
-@pytest.fixture(scope="module")
-def zhaopin() -> Iterator[Assistant]:
-    yield from pack_assistant(GENERALITY / "zhaopin")
-
-
-@pytest.fixture(scope="module")
-def rentals() -> Iterator[Assistant]:
-    yield from pack_assistant(GENERALITY / "rentals")
-
 
 # --- a write below the bar whose stated values speak for it -----------------------------------------
 

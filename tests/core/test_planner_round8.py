@@ -19,9 +19,10 @@ from core.assistant import Assistant
 from core.models import Plan
 from core.planning.lexicon import definite_things, intent, not_yet, stem
 from core.planning.spans import find_spans
-from tests.conftest import GENERALITY, pack_assistant
 from tests.conftest import args_of as args
+from tests.conftest import pack_assistant
 from tests.conftest import plan_of as plan
+from tests.conftest import writes_of as writes
 
 LENDING = Path(__file__).parents[1] / "fixtures" / "lending"
 
@@ -29,20 +30,6 @@ LENDING = Path(__file__).parents[1] / "fixtures" / "lending"
 @pytest.fixture(scope="module")
 def lending() -> Iterator[Assistant]:
     yield from pack_assistant(LENDING)
-
-
-@pytest.fixture(scope="module")
-def shelfy() -> Iterator[Assistant]:
-    yield from pack_assistant(GENERALITY / "shelfy")
-
-
-@pytest.fixture(scope="module")
-def jiaowu() -> Iterator[Assistant]:
-    yield from pack_assistant(GENERALITY / "jiaowu")
-
-
-def writes(assistant: Assistant, p: Plan) -> bool:
-    return p.status == "planned" and any(assistant.knowledge.tools[s.tool_name].side_effects for s in p.running())
 
 
 def tools(p: Plan) -> list[str]:
@@ -157,11 +144,6 @@ def test_an_id_only_one_write_takes_tells_which_write(shelfy: Assistant) -> None
                                                                 "damaged_quantity": 0}
 
 
-@pytest.fixture(scope="module")
-def rentals() -> Iterator[Assistant]:
-    yield from pack_assistant(GENERALITY / "rentals")
-
-
 def test_a_plural_says_an_enum_value(rentals: Assistant) -> None:
     """"vans": an English enum word in the plural is still that value."""
     p = plan(rentals, "production: list the vans available at BR-900")
@@ -184,21 +166,11 @@ def test_a_things_name_after_called_is_its_name(jiaowu: Assistant) -> None:
     assert args(p, "create_course") == {"course_name": "操作系统", "credits": 3, "course_type": "required"}
 
 
-@pytest.fixture(scope="module")
-def idcloud() -> Iterator[Assistant]:
-    yield from pack_assistant(GENERALITY / "idcloud")
-
-
 def test_a_quoted_name_after_called_is_the_name_without_the_rest(idcloud: Assistant) -> None:
     p = plan(idcloud, 'need a past-due test tenant called "Vandelay Industries" on stg')
     assert args(p, "create_tenant")["company_name"] == "Vandelay Industries"
     p = plan(idcloud, "make a tenant called Acme Corp on stg")
     assert args(p, "create_tenant")["company_name"] == "Acme Corp"
-
-
-@pytest.fixture(scope="module")
-def rensha() -> Iterator[Assistant]:
-    yield from pack_assistant(GENERALITY / "rensha")
 
 
 def test_what_a_result_awaits_is_no_word_of_the_tool(rensha: Assistant) -> None:

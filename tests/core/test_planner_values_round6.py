@@ -15,33 +15,13 @@ from collections.abc import Iterator
 import pytest
 
 from core.assistant import Assistant
-from core.models import Plan
 from core.planning.names import person_names
 from core.planning.spans import with_arabic_numerals
 from core.settings import BUNDLED_KNOWLEDGE
-from tests.conftest import GENERALITY, pack_assistant
 from tests.conftest import args_of as args
+from tests.conftest import pack_assistant
 from tests.conftest import plan_of as plan
-
-
-@pytest.fixture(scope="module")
-def peixun() -> Iterator[Assistant]:
-    yield from pack_assistant(GENERALITY / "peixun")
-
-
-@pytest.fixture(scope="module")
-def flagdeck() -> Iterator[Assistant]:
-    yield from pack_assistant(GENERALITY / "flagdeck")
-
-
-@pytest.fixture(scope="module")
-def canyin() -> Iterator[Assistant]:
-    yield from pack_assistant(GENERALITY / "canyin")
-
-
-def writes(assistant: Assistant, p: Plan) -> bool:
-    return p.status == "planned" and any(assistant.knowledge.tools[s.tool_name].side_effects for s in p.running())
-
+from tests.conftest import writes_of as writes
 
 # --- values said in words: a pack pattern written for digits, a name in quotes, a name before an adverb ----
 
@@ -155,11 +135,6 @@ def test_a_last_clause_asking_for_nothing_is_the_reason(peixun: Assistant) -> No
 
 
 # --- pinned while the choice weights were refit (see the README: the refit was not kept) ---------------
-
-@pytest.fixture(scope="module")
-def rensha() -> Iterator[Assistant]:
-    yield from pack_assistant(GENERALITY / "rensha")
-
 
 def test_a_recipe_that_would_also_make_what_nobody_asked_gives_way_to_its_step(rensha: Assistant) -> None:
     """"给张伟开一份收入证明" is the income certificate (whose? it asks), not the visa pack that would find

@@ -9,32 +9,12 @@ below failed on the planner before this round (2a2e53a).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-
 from core.assistant import Assistant
-from core.models import Plan
 from core.planning.lexicon import is_question
 from core.planning.names import person_names
-from tests.conftest import GENERALITY, pack_assistant
 from tests.conftest import args_of as args
 from tests.conftest import plan_of as plan
-
-
-@pytest.fixture(scope="module")
-def claimdesk() -> Iterator[Assistant]:
-    yield from pack_assistant(GENERALITY / "claimdesk")
-
-
-@pytest.fixture(scope="module")
-def caigou() -> Iterator[Assistant]:
-    yield from pack_assistant(GENERALITY / "caigou")
-
-
-def writes(assistant: Assistant, p: Plan) -> bool:
-    return p.status == "planned" and any(assistant.knowledge.tools[s.tool_name].side_effects for s in p.running())
-
+from tests.conftest import writes_of as writes
 
 # --- values: a quantity named after it, a full English name, a name or a reason in quotes ------------------
 
@@ -125,11 +105,6 @@ def test_a_lone_plausible_reading_asks_for_its_values_not_which_one(claimdesk: A
 
 # --- everyday verbs: idioms of the language, read as the plain words a pack knows --------------------------
 
-@pytest.fixture(scope="module")
-def flagdeck() -> Iterator[Assistant]:
-    yield from pack_assistant(GENERALITY / "flagdeck")
-
-
 def test_promote_to_is_a_role_change(flagdeck: Assistant) -> None:
     p = plan(flagdeck, "promote priya@orbitpay.com to administrator in ws_Zr81Kc")
     assert (p.status, p.tool) == ("planned", "change_member_role")
@@ -198,16 +173,6 @@ def test_a_write_on_a_thing_it_does_not_know_is_asked_about() -> None:
 
 
 # --- found by an independent review of this round's change ------------------------------------------------
-
-@pytest.fixture(scope="module")
-def saasdesk() -> Iterator[Assistant]:
-    yield from pack_assistant(GENERALITY / "saasdesk")
-
-
-@pytest.fixture(scope="module")
-def stackhost() -> Iterator[Assistant]:
-    yield from pack_assistant(GENERALITY / "stackhost")
-
 
 def test_a_quoted_name_goes_where_it_is_labelled(caigou: Assistant) -> None:
     """A quoted company name that could be a person's is the supplier's; the contact is the one
