@@ -510,7 +510,9 @@ def _judge(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str
              # rival to one that has all it needs: "刘洋，约个HR面" is the interview, not the whole pipeline)
              and not (c.kind == "rule" and best.fill >= 1.0 > c.fill and not c.strong
                       and any(not c.spoken.get(w) for w in c.running_writes))
-             and not (not c.writes and c.ignores and not best.ignores and not c.strong)]
+             and not (not c.writes and c.ignores and not best.ignores and not c.strong)
+             # (a recipe that would make what the request speaks of as existing: "close the file")
+             and not (c.kind == "rule" and c.presumes and not best.presumes and not c.named)]
     # (a candidate that explains much less of the request, or a read that would leave its values unused, is no rival)
     if clears_bar(best) or (best.strong and best.score >= ASK_MIN):
         if close and not best.strong:

@@ -106,6 +106,10 @@ MAKE_CUES_ZH = ("造", "生成", "创建", "新建", "新增", "新的", "个新
 
 
 _MAKER_VERBS = frozenset(stem(w) for w in "create new generate register make open provision issue".split())
+# Verbs that change a thing which exists before them (approve_claim acts on a claim filed earlier)
+_CHANGER_VERBS = frozenset(stem(w) for w in "approve reject cancel change update set adjust extend renew complete "
+                           "confirm activate deactivate transfer return verify close archive suspend resume "
+                           "pay refund void revoke remove delete disable enable toggle finalize ship".split())
 
 
 UNKNOWN_RUN = 4  # Chinese characters nothing here knows, up to this many in a row, are one word (a name)
@@ -121,6 +125,12 @@ def made_by_name(name: str) -> frozenset[str]:
     add_item_to_claim -> nothing (they change or add to something that exists)."""
     words = name_stems(name)
     return frozenset(words[1:]) if words and words[0] in _MAKER_VERBS else frozenset()
+
+
+def changes_by_name(name: str) -> bool:
+    """A tool whose name says it changes a thing that exists already (approve_claim, close_ticket)."""
+    words = name_stems(name)
+    return bool(words) and words[0] in _CHANGER_VERBS
 
 
 def definite_things(text: str) -> list[str]:

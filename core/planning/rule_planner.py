@@ -46,6 +46,7 @@ from core.planning.idioms import plain
 from core.planning.lexicon import (
     REFUSALS,
     asks_when_or_why,
+    changes_by_name,
     definite_things,
     destructive,
     inquires,
@@ -274,7 +275,8 @@ class RulePlanner:
                 c.running_writes = frozenset(s.tool_name for s in ran if self._writes("tool", s.tool_name))
                 c.skipped_writes = frozenset(s.tool_name for s in c.plan.steps if self._writes("tool", s.tool_name)
                                              and s.tool_name not in c.running_writes)
-                c.presumes, c.presumed_by = _presumed([s.tool_name for s in ran], c.running_writes, things, knows)
+                c.presumes, c.presumed_by = _presumed([s.tool_name for s in ran], c.running_writes, things, knows,
+                                                      c.spoken)
             elif c.writes:  # a tool whose name says it makes the thing the request speaks of as existing
                 makes = made_by_name(name)  # (a Chinese word for it: one the maker's own words know)
                 c.presumes = [w for w in things if w in makes or (makes and not w.isascii() and knows(key, w))]
@@ -935,8 +937,8 @@ def _mask(text: str, ranges: list[tuple[int, int]]) -> str:
     return "".join(chars)
 
 
-def _presumed(ran: list[str], writes: frozenset[str], things: list[str],
-              knows: Callable[[str, str], bool]) -> tuple[list[str], str | None]:
+def _presumed(ran: list[str], writes: frozenset[str], things: list[str], knows: Callable[[str, str], bool],
+              spoken: dict[str, frozenset[str]]) -> tuple[list[str], str | None]:
     """The things the request speaks of as existing ("the booking") that a recipe would make: its first
     write's — or, after look-ups, a tool named for making things ("帮我把那张单子的发票贴上去": checking
     the invoice, then creating a claim) — or those of a later step named for making or starting things,
@@ -945,11 +947,15 @@ def _presumed(ran: list[str], writes: frozenset[str], things: list[str],
     made = [t for t in ran if t in writes]
     if not made or not things:
         return [], None
-    if made[0] == ran[0] or made_by_name(made[0]):
+    if (made[0] == ran[0] and not changes_by_name(made[0])) or made_by_name(made[0]):
         first = [w for w in things if knows(candidate_key("tool", made[0]), w)]
         if first:
             return first, None
     for tool in made[1:-1]:
+        # (a step the request asks for in words of its own is done, not presumed: "send the money")
+        if spoken.get(tool, frozenset()) - set(things) - frozenset().union(
+                *(w for name, w in spoken.items() if name != tool)):
+            continue
         if made_by_name(tool) or name_words(tool).lower().startswith("start "):
             later = [w for w in things if knows(candidate_key("tool", tool), w)]
             if later:
