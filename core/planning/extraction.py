@@ -792,6 +792,13 @@ def _param_names(name: str, description: str) -> tuple[str, ...]:
     return tuple(n for n in names if n)
 
 
+def takes_a_date(slots: Iterable[Slot]) -> bool:
+    """Whether any of these slots could hold a date (a date-like name or description, or format date)."""
+    probe = Span(0, 0, "", "date", "")
+    return any(_kind_fits(probe, param) or "date" in str((_implied(param).model_extra or {}).get("format", ""))
+               for slot in slots for _, param in slot.params)
+
+
 def _kind_fits(span: Span, param: ParamSpec) -> bool:
     """Whether a value of this kind can be meant for this parameter at all (a date is not a name)."""
     if span.kind in ("number", "amount"):

@@ -41,7 +41,7 @@ from core.planning.copies import (
     read_count,
     with_copies,
 )
-from core.planning.extraction import Assignment, Extractor, Found, Slot, rule_slots, tool_slots
+from core.planning.extraction import Assignment, Extractor, Found, Slot, rule_slots, takes_a_date, tool_slots
 from core.planning.idioms import plain
 from core.planning.lexicon import (
     REFUSALS,
@@ -262,7 +262,11 @@ class RulePlanner:
             c.mass = self.voc.lexicon.mass(content, key)
             heard = used + assignment.refused_at  # a value refused is asked about, not ignored
             said = [re.sub(r"\s+", "", str(f.value)) for f in assignment.values.values() if isinstance(f.value, str)]
+            # (a past date this candidate has no place for is history told, not a value left unused:
+            # "yesterday's outage hit ws_1, comp them €80")
+            told_before = [] if takes_a_date(self.slots[key]) else [s for s in spans if _past(s, self.today())]
             ignored[key] = [s for s in spans if (s.kind != "number" or s.unit) and not _restated(s.text, said)
+                            and s not in told_before
                             and not any(s.start < e2 and s2 < s.end for s2, e2 in heard)]
             c.plan = self._plan_candidate(c, text, request, assignment, {}, None, lang)
             c.fill = 1 / (1 + len(c.plan.missing))
@@ -927,6 +931,13 @@ def _without(tokens: list[str], gone: list[str]) -> list[str]:
         if t in out:
             out.remove(t)
     return out
+
+
+def _past(span: Span, today: date) -> bool:
+    """A date or month before today's."""
+    if span.kind == "date":
+        return str(span.value) < today.isoformat()
+    return span.kind == "month" and str(span.value) < today.isoformat()[:7]
 
 
 def _mask(text: str, ranges: list[tuple[int, int]]) -> str:
