@@ -385,6 +385,11 @@ class Extractor:
                 # examples' values are no numbers — "15230" of "15230 km" is the mileage they taught)
                 if inside is not None:
                     continue
+                whole = next((s for s in spans if _strictly_inside(start, end, s) and s.kind == "number"
+                              and s.unit is None and raw.isdigit()), None)
+                if whole is not None:  # "10" of "10,000": the number is the value
+                    out.append(Found(whole.value, whole.start, whole.end, "example", CONTEXT))
+                    continue
                 held = next((s for s in spans if start <= s.start and s.end <= end and (s.start, s.end) != (start, end)
                              and s.kind in ("email", "url", "id", "date", "month", "amount")), None)
                 if held is not None:  # "是2026-06-30" after 最后一天: the date is the value, not the words around it

@@ -93,7 +93,7 @@ GENERIC_READ = READ_CUES | frozenset(["查", "看", "查询", "查看", "看看"
 # hire" is one to make; a request that makes something says so (the cues below).
 _DETERMINERS = r"(?:the|this|that|these|those|its|their|his|her|our|my|your)"
 _DEFINITE_EN = re.compile(rf"\b{_DETERMINERS}\s+([a-z][a-z-]+)(?:\s+([a-z][a-z-]+))?", re.I)
-_DEFINITE_ZH = re.compile(r"(?:这|那|该|此)(?:个|笔|单|张|位|辆|份|条|件|台|次|批)?([\u4e00-\u9fff]{1,2})")
+_DEFINITE_ZH = re.compile(r"(?:这|那|该|此)(?:个|笔|单|张|位|辆|份|条|件|台|次|批|场|门|项|间|套|本|封)?([\u4e00-\u9fff]{1,2})")
 _BESIDE_EN = re.compile(rf"\b(?:for|on|to|onto|against|from)\s+{_DETERMINERS}\s+([a-z][a-z-]+)(?:\s+([a-z][a-z-]+))?", re.I)
 # 这季度, 这学期, 那阵子: a time, not a thing that exists
 _TIMES_ZH = frozenset("季度 月份 星期 礼拜 学期 阵子 时候 会儿 周末 几天 两天 一阵 段时 年度 财年 半年".split())
@@ -118,6 +118,16 @@ UNKNOWN_RUN = 4  # Chinese characters nothing here knows, up to this many in a r
 def name_stems(name: str) -> list[str]:
     """A tool's or rule's name as word stems: create_integration -> [creat, integr]."""
     return [stem(w) for w in name_words(name).lower().split()]
+
+
+def starts_by_name(name: str) -> bool:
+    """A step named for making or starting a thing later steps act on (create_sim, submit_ban_appeal,
+    start_trial) — a wider reading than made_by_name's, for a recipe's later steps."""
+    words = name_stems(name)
+    return bool(words) and (words[0] in _MAKER_VERBS or words[0] in _STARTER_VERBS)
+
+
+_STARTER_VERBS = frozenset(stem(w) for w in "start submit".split())
 
 
 def made_by_name(name: str) -> frozenset[str]:
@@ -336,6 +346,17 @@ _OBJECT = re.compile(r" ?(?:(?:the|a|an|this|that|these|those|my|our|their|his|h
                      r"((?:[A-Za-z][A-Za-z'-]*(?: (?=[A-Za-z]))?){1,3})")
 _OBJECT_END = frozenset("on for to in at of with from by as and or but so because since pls please asap now today "
                         "tomorrow".split())
+
+
+_PRONOUN = re.compile(r"\s+(?:it|them|this(?: one)?|that(?: one)?)(?=\s*(?:$|[,.;!?]|\b(?:to|into|as|for|with|please|pls|now|asap)\b))",
+                      re.I)
+
+
+def verb_on_pronoun(text: str) -> str | None:
+    """The verb of an imperative whose object is a pronoun ("escalate it to T&S", "close this one"),
+    as a stem: the thing it acts on exists already."""
+    m = _LEADING.match(text)
+    return stem(m.group(1).lower()) if m and _PRONOUN.match(text, m.end()) else None
 
 
 def leading_object(text: str) -> str:

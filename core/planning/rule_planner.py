@@ -60,8 +60,10 @@ from core.planning.lexicon import (
     name_words,
     named_actions,
     not_yet,
+    starts_by_name,
     stem,
     told_not_to,
+    verb_on_pronoun,
     whole_word,
 )
 from core.planning.names import person_names, takes_person
@@ -126,9 +128,13 @@ class RulePlanner:
             plan.notes.append(not_copied(reading))
             return plan
         plan = self._plan(request.model_copy(update={"text": reading.text}), hits)
-        if counts_copies(plan, self._writes) and not self._takes_number(plan, request, reading):
+        said = self._plan(request, hits)  # the number as said
+        if counts_copies(plan, self._writes) and not self._takes_number(plan, request, reading) \
+                and not (said.status != "no_match" and self._takes_number(said, request, reading)):
+            # (unless what the request says as written takes the number: "give PLR-1 500 gems, goodwill
+            # for the queue bug" is 500 of a currency, not 500 of whatever "a gem" would read as)
             return with_copies(plan, reading)
-        return inherit_copies(self._plan(request, hits), request.previous, self._writes)  # the number as said
+        return inherit_copies(said, request.previous, self._writes)
 
     def _writes(self, kind: str, name: str) -> bool:
         return self.writes.get(candidate_key(kind, name), False)
@@ -137,14 +143,18 @@ class RulePlanner:
         """Whether the planned rule or tool reads the count's number as one of its values (a
         pattern or an example of the pack teaches it, or the count's own words name a parameter:
         "3 copies" where a tool takes `copies`): then it is that value, not a count."""
-        name = plan.rule or plan.tool
+        first = plan.choices[0] if plan.choices else None  # (a question: the reading it offers first)
+        rule = plan.rule or (first.rule if first else None)
+        name = rule or plan.tool or (first.tool if first else None)
         if name is None:
             return False
-        params = {p.name.lower() for s in plan.steps for p in self.kn.tools[s.tool_name].parameters}
+        tools = [s.tool_name for s in plan.steps] or \
+            ([s.tool_name for s in self.kn.rules[name].dag_definition] if rule else [name])
+        params = {p.name.lower() for t in tools for p in self.kn.tools[t].parameters}
         if names_a_parameter(reading, params):
             return True
         bare = self._without_environment(normalize(request.text))
-        key = candidate_key("rule" if plan.rule else "tool", name)
+        key = candidate_key("rule" if rule else "tool", name)
         assignment = self.extractor.assign(bare, self.voc.spans(bare, self.today()), self.slots[key])
         return any(f.start < reading.end and reading.start < f.end for f in assignment.values.values())
 
@@ -215,6 +225,7 @@ class RulePlanner:
         clauses = self._clause_words(masked)
         asked = self._asked_parts(masked)
         things = definite_things(masked)
+        pronounced = verb_on_pronoun(plain_text)
         dont = set(told_not_to(plain_text))
         ignored: dict[str, list[Span]] = {}  # candidate -> the values it would leave unused
         knows = lru_cache(maxsize=None, typed=True)(self.voc.lexicon.knows)  # asked again for every rule of a tool
@@ -281,6 +292,8 @@ class RulePlanner:
                                              and s.tool_name not in c.running_writes)
                 c.presumes, c.presumed_by = _presumed([s.tool_name for s in ran], c.running_writes, things, knows,
                                                       c.spoken)
+                if not c.presumes and pronounced and _acts_later(ran, c.running_writes, c.spoken, pronounced):
+                    c.presumes = [pronounced]  # "escalate it to T&S": a ticket that exists, not a new one
             elif c.writes:  # a tool whose name says it makes the thing the request speaks of as existing
                 makes = made_by_name(name)  # (a Chinese word for it: one the maker's own words know)
                 c.presumes = [w for w in things if w in makes or (makes and not w.isascii() and knows(key, w))]
@@ -676,7 +689,7 @@ class RulePlanner:
                    prior_target: str | None) -> Plan:
         deps = {s.step_id: list(s.dependencies) for s in rule.dag_definition}
         notes: list[str] = []
-        keep, target = self._tailor_by_state(rule, text, deps, prior_target)
+        keep, target = self._tailor_by_state(rule, text, deps, prior_target, known)
         undone = self._not_done(rule, text, keep)
         if undone is not None:
             gone = {undone} | ancestors(dependents(deps), undone)  # (its ancestors on the reversed graph: all after it)
@@ -768,7 +781,8 @@ class RulePlanner:
         return off
 
     def _tailor_by_state(self, rule: RuleSpec, text: str, deps: dict[StepId, list[StepId]],
-                         prior_target: str | None = None) -> tuple[set[StepId], StepId | None]:
+                         prior_target: str | None = None,
+                         known: dict[str, Any] | None = None) -> tuple[set[StepId], StepId | None]:
         hits = self.voc.state_hits(text, rule.rule_name)
         if not hits:
             # a word of the rule's own trigger phrase names the recipe, not a state ("trial to paid")
@@ -777,7 +791,12 @@ class RulePlanner:
             if loose:
                 depth = depths(deps)
                 target = max(loose, key=lambda sid: depth[sid])
-                return {target} | ancestors(deps, target), target
+                keep = {target} | ancestors(deps, target)
+                # a state said loosely does not cut off a step the request gives a value for ("ban
+                # appeal flow, appeal gets accepted at the end": the decision is the last step's)
+                if not _takes_beyond(rule, keep, known or {}):
+                    return keep, target
+                return set(deps), None
             # An answer to the thread's question ("商品123456") keeps the state the question was about.
             earlier = next((s.step_id for s in rule.dag_definition
                             if prior_target and s.reaches_state and s.reaches_state.name == prior_target), None)
@@ -933,6 +952,22 @@ def _without(tokens: list[str], gone: list[str]) -> list[str]:
     return out
 
 
+def _acts_later(ran: Sequence[PlanStep], writes: frozenset[str], spoken: dict[str, frozenset[str]], verb: str) -> bool:
+    """Whether a recipe does the verb the request applies to an existing thing ("escalate it") only at a
+    write after its first: the first would make the thing anew."""
+    made = [s.tool_name for s in ran if s.tool_name in writes]
+    return bool(made) and verb not in spoken.get(made[0], frozenset()) and any(
+        verb in spoken.get(tool, frozenset()) for tool in made[1:])
+
+
+def _takes_beyond(rule: RuleSpec, keep: set[StepId], known: dict[str, Any]) -> bool:
+    """Whether a step outside `keep` takes a value the request states that no kept step takes."""
+    def taken(inside: bool) -> set[str]:
+        return {m.value for s in rule.dag_definition if (s.step_id in keep) == inside
+                for m in s.parameter_mapping.values() if m.source == "initial_query"}
+    return bool((taken(False) - taken(True)) & set(known))
+
+
 def _past(span: Span, today: date) -> bool:
     """A date or month before today's."""
     if span.kind == "date":
@@ -967,7 +1002,7 @@ def _presumed(ran: list[str], writes: frozenset[str], things: list[str], knows: 
         if spoken.get(tool, frozenset()) - set(things) - frozenset().union(
                 *(w for name, w in spoken.items() if name != tool)):
             continue
-        if made_by_name(tool) or name_words(tool).lower().startswith("start "):
+        if starts_by_name(tool):
             later = [w for w in things if knows(candidate_key("tool", tool), w)]
             if later:
                 return later, tool
