@@ -358,8 +358,10 @@ def corroborated(best: Candidate, rivals: list[Candidate]) -> bool:
     salary are all the transfer recipe's). One value (the thing's id) corroborates nothing: any
     write on that thing would take it."""
     taken = best.assignment.values if best.assignment else {}
+    # (a time — 这个月, tomorrow — fits any write that takes one: it corroborates nothing either)
+    telling = [f for f in taken.values() if f.how not in ("span:date", "span:month", "span:time")]
     return (best.writes and best.fill >= 1.0 and best.intent >= 0 and not best.asks and not best.ignores
-            and best.mass >= WRITE_MASS and len(taken) >= 2 and _stated(best) > 0
+            and best.mass >= WRITE_MASS and len(telling) >= 2 and _stated(best) > 0
             and best.cov >= 0.5  # it explains most of the request ("帮我订一张明天去北京的机票": a trip's values, not booking)
             and far_ahead(best, rivals))
 
@@ -504,7 +506,7 @@ def _judge(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str
     rivals = [c for c in ranked if c is not best and not related(best, c, steps_of) and c.score >= ASK_MIN]
     # a rival the request's words oppose (a read, when they ask for a change) is no rival
     close = [c for c in rivals if best.score - c.score < CLOSE and not outvalued(best, c) and not outfitted(best, c)
-             and not (c.intent < 0 < best.intent and not c.strong)
+             and not (c.intent < 0 < best.intent and c.trigger < 1.0 and not (c.strong and best.fill < 1.0))
              and not unexplaining(best, c)
              # (a recipe that would still ask for values to run writes the request says nothing of is no
              # rival to one that has all it needs: "刘洋，约个HR面" is the interview, not the whole pipeline)

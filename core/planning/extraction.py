@@ -848,9 +848,9 @@ def _named_before(text: str, start: int, param: ParamSpec) -> bool:
 
 def _named_after(text: str, end: int, param: ParamSpec) -> bool:
     """Whether the words right after a number name this parameter ("250,000 sum insured", "10 extra
-    days"): English puts a quantity's name after it."""
-    after = text[end:end + 32].lstrip().lower()
-    return any(re.match(re.escape(n) + r"(?![a-z])", after) for n in _param_names(param.name, param.description or "")
+    days", "2400 event points"): English puts a quantity's name after it, a word of kind between."""
+    after = text[end:end + 40].lstrip().lower()
+    return any(re.match(r"(?:[a-z]+ )?" + re.escape(n) + r"(?![a-z])", after) for n in _param_names(param.name, param.description or "")
                if n.isascii() and (" " in n or len(n) >= 4))
 
 

@@ -48,7 +48,7 @@ WRITE_CUES_ZH = ("建", "造", "生成", "创建", "新建", "下单", "挂", "�
 # them — "cancel the credit card 6225…" is never the card's issuing rule tailored to "activate"
 REFUSALS_ZH = ("驳回", "否决", "拒绝")
 DESTRUCTIVE_ZH = ("删除", "删掉", "删了", "清空", "清除", "注销", "销毁", "抹掉", "清库", "清理",
-                  "取消", "撤销", "撤回", "作废", "销户", "停用", "退订", "解约", "清零", "收回", "回收",
+                  "取消", "撤销", "撤回", "作废", "销户", "停用", "退订", "解约", "清零", "收回", "回收", "回滚",
                   *REFUSALS_ZH)  # a refusal: an approval that does not know the word would approve
 
 
@@ -80,7 +80,7 @@ cancel delete remove update change move transfer approve reject pay ship dispatc
 assign grant revoke reset deliver mark write adjust bump reserve replace report log file purge wipe drop erase clear
 destroy truncate""".split())
 DESTRUCTIVE_CUES = frozenset(stem(w) for w in """delete remove purge wipe drop erase clear destroy truncate nuke
-cancel revoke terminate void deactivate reject withdraw reclaim unassign""".split())
+cancel revoke terminate void deactivate reject withdraw reclaim unassign revert rollback undo""".split())
 REFUSALS = frozenset([*REFUSALS_ZH, stem("reject")])
 # Verbs that say only "make something" or "show me something": any write, any read explains them.
 GENERIC_WRITE = frozenset([*(stem(w) for w in """create make add new generate build spin open prepare produce give bump

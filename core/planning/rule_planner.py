@@ -68,7 +68,7 @@ from core.planning.lexicon import (
 )
 from core.planning.names import person_names, takes_person
 from core.planning.questions import choice_question, language_of, missing_question, no_match_question
-from core.planning.spans import Span
+from core.planning.spans import REL_MONTH, Span
 from core.planning.text import find_phrases, normalize, shingles
 from core.planning.typed import MISSING, kin_shapes, trust_shapes, validate
 from core.planning.vocabulary import Vocabulary, candidate_key, shape_fits, signature, without_history
@@ -200,11 +200,13 @@ class RulePlanner:
         stated = {r for r in self.kn.rules if self.voc.state_hits(text, r)}  # rules whose state the text names
         keys = [only] if only else self._keys(hits, triggered | loose | stated, text)
         enum_units, names = self._value_units(text, spans)
-        units = [(s.start, s.end) for s in spans] + enum_units + names
-        masked = self._without_remarks(_mask(text, [_value_part(s) for s in spans]), units)
+        # (上个月, next month: when the request is set, no value any candidate must explain)
+        hard = [s for s in spans if not (s.kind == "month" and REL_MONTH.fullmatch(s.text))]
+        units = [(s.start, s.end) for s in hard] + enum_units + names
+        masked = self._without_remarks(_mask(text, [_value_part(s) for s in hard]), units)
         # enum words stay in: they are the knowledge's own words ("which account ..." is not off-domain
         # because some parameter also has the value "account")
-        alien = self.voc.lexicon.alien(self.voc.lexicon.request_tokens(_mask(masked, units[:len(spans)] + names)))
+        alien = self.voc.lexicon.alien(self.voc.lexicon.request_tokens(_mask(masked, units[:len(hard)] + names)))
         plain_text = self._plain(text)
         destroys = destructive(plain_text)
         actions = named_actions(plain_text)
@@ -266,7 +268,7 @@ class RulePlanner:
                 if f.how == "prose":
                     content = _without(content, [t for t in self.voc.lexicon.request_tokens(masked[f.start:f.end])
                                                  if not self.voc.lexicon.has(t)])
-            valued = [(s.start, s.end) for s in spans] + names
+            valued = [(s.start, s.end) for s in hard] + names
             taken = sum(any(s < e2 and s2 < e for s2, e2 in used) for s, e in valued)
             c.cov = self.voc.lexicon.coverage(content, key, len(valued), taken, writes=c.writes)
             c.core = self.voc.core.coverage(content, key)
@@ -276,6 +278,7 @@ class RulePlanner:
             # (a past date this candidate has no place for is history told, not a value left unused:
             # "yesterday's outage hit ws_1, comp them €80")
             told_before = [] if takes_a_date(self.slots[key]) else [s for s in spans if _past(s, self.today())]
+            told_before += [s for s in spans if s not in hard]
             ignored[key] = [s for s in spans if (s.kind != "number" or s.unit) and not _restated(s.text, said)
                             and s not in told_before
                             and not any(s.start < e2 and s2 < s.end for s2, e2 in heard)]

@@ -243,8 +243,20 @@ CN_MONTH = re.compile(r"(?:(?<![\d年一二三四五六七八九十两个每上�
                       r"(?!\s*(?:\d|[一二三四五六七八九十]+\s*[日号]|内|以内|之内))")
 
 
+# 上个月, 本月, next month: the month itself (not 每月, not 月底 — an end of month is a date — nor
+# 上个月5号, a day)
+REL_MONTH = re.compile(r"(?<![每一两])(上上个?|上个?|本|这个?|当|下个?)月(?![底初中末份度]|\s*(?:\d|[一二三四五六七八九十]+\s*[日号]))"
+                       r"|(?i:\b(last|this|next|previous|current)\s+month\b)")
+_MONTH_STEPS = {"上上": -2, "上": -1, "本": 0, "这": 0, "当": 0, "下": 1,
+                "last": -1, "previous": -1, "this": 0, "current": 0, "next": 1}
+
+
 def _months(text: str, today: date) -> list[Span]:
     out = []
+    for m in REL_MONTH.finditer(text):
+        word = (m[1] or m[2]).lower().rstrip("个")
+        month = _add_months(today.replace(day=1), _MONTH_STEPS[word])
+        out.append(Span(m.start(), m.end(), m[0], "month", f"{month.year:04d}-{month.month:02d}"))
     for m in MONTH.finditer(text):
         year, month = (m[1], m[2]) if m[1] else (m[3], m[4]) if m[3] else (m[6], str(MONTHS[m[5].lower()]))
         if 1 <= int(month) <= 12:
