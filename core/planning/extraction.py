@@ -850,8 +850,12 @@ def _named_after(text: str, end: int, param: ParamSpec) -> bool:
     """Whether the words right after a number name this parameter ("250,000 sum insured", "10 extra
     days", "2400 event points"): English puts a quantity's name after it, a word of kind between."""
     after = text[end:end + 40].lstrip().lower()
-    return any(re.match(r"(?:[a-z]+ )?" + re.escape(n) + r"(?![a-z])", after) for n in _param_names(param.name, param.description or "")
-               if n.isascii() and (" " in n or len(n) >= 4))
+    starts = [after]
+    between = re.match(r"([a-z]+) ", after)  # (a word of kind, not a function word: "123456 with quantity 0")
+    if between and not is_stopword(between.group(1)):
+        starts.append(after[between.end():])
+    return any(re.match(re.escape(n) + r"(?![a-z])", start) for n in _param_names(param.name, param.description or "")
+               if n.isascii() and (" " in n or len(n) >= 4) for start in starts)
 
 
 @lru_cache(maxsize=8192)
