@@ -97,6 +97,7 @@ class Candidate:
     carried: bool = False  # a recipe whose producing steps were dropped: the thing they make exists already
     asks: bool = False  # the request is put as a question ("?", 吗, 有没有...)
     inquires: bool = False  # ... one that asks for information ("what's …?", 批了没), not "can we …?"
+    only_asks: bool = False  # ... and nothing else: every clause a question ("where's SO-1? has it shipped")
     fact: bool = False  # the request asks when, why or how long (什么时候, 为什么): only a read answers it
     assignment: Assignment | None = None
     plan: Plan | None = None
@@ -167,7 +168,7 @@ def looked_up(best: Candidate, ranked: list[Candidate]) -> Candidate:
     """A request whose words only ask to see something ("look up a ticket for me") is answered by
     the best plausible read, never by a write its own words did not name (a trigger, a state, a
     near-verbatim example)."""
-    if not best.writes or best.intent >= 0 or best.strong:
+    if not best.writes or ((best.intent >= 0 or best.strong) and not best.only_asks):
         return best
     reads = [c for c in ranked if not c.writes and c.score >= ASK_MIN]
     return max(reads, key=lambda c: c.cov, default=best)  # the read that explains the request ("the invoice")
@@ -463,6 +464,8 @@ def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decisi
             return Decision("ask", changes[0], changes[:3], reason="the request asks for a change; this would only read")
         return Decision("no_match", None, reason="the request asks for a change nothing here makes")
     decision = _judge(best, ranked, steps_of)
+    if decision.verdict == "plan" and best.writes and best.only_asks:  # (no read is near: still no change)
+        return Decision("ask", best, [best, *others[:2]], reason="the request only asks; this would change data")
     if decision.verdict == "plan" and _misdirected(best):
         return _unsaid_change(best, others)
     if decision.verdict == "plan" and best.writes and best.forbidden:  # (offered: what does not do it)
@@ -508,6 +511,7 @@ def _judge(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str
     close = [c for c in rivals if best.score - c.score < CLOSE and not outvalued(best, c) and not outfitted(best, c)
              and not (c.intent < 0 < best.intent and c.trigger < 1.0 and not (c.strong and best.fill < 1.0))
              and not unexplaining(best, c)
+             and not (c.writes and c.only_asks and not best.writes)  # (a question: a change is no reading of it)
              # (a recipe that would still ask for values to run writes the request says nothing of is no
              # rival to one that has all it needs: "刘洋，约个HR面" is the interview, not the whole pipeline)
              and not (c.kind == "rule" and best.fill >= 1.0 > c.fill and not c.strong

@@ -259,6 +259,19 @@ def inquires(text: str) -> bool:
     return is_question(text) and bool(_INQUIRY.search(text))
 
 
+_QUESTION_START = re.compile(r"\s*(?:what|what's|whats|how|which|when|who|who's|whose|why|where|where's|wheres|is|are|"
+                             r"was|were|does|do|did|has|have|had|any)\b", re.I)
+
+
+def only_asks(text: str) -> bool:
+    """An English request every clause of which is a question ("where's SO-1 at? has it shipped or
+    not"): nothing in it asks for a change, however it names a state."""
+    if not inquires(text) or _CJK.search(text):
+        return False
+    clauses = [c for c in re.split(r"[?!.;,]+", text) if re.search(r"[A-Za-z]", c)]
+    return bool(clauses) and all(_QUESTION_START.match(c) for c in clauses)
+
+
 def whole_word(token: str) -> bool:
     """A token that is a word on its own: an English stem, or Chinese of two characters or more (a
     single character is a piece of many words)."""

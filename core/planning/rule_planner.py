@@ -60,6 +60,7 @@ from core.planning.lexicon import (
     name_words,
     named_actions,
     not_yet,
+    only_asks,
     starts_by_name,
     stem,
     told_not_to,
@@ -217,6 +218,7 @@ class RulePlanner:
                     if whole_word(t) and self.voc.lexicon.has(t)]
         asks = is_question(text)
         inquiry = inquires(text)
+        questions_only = only_asks(text)
         fact = asks_when_or_why(text)
         stems = self.voc.lexicon.stems(masked)
         stem_set = set(stems)
@@ -255,6 +257,7 @@ class RulePlanner:
                 c.destroys = [w for w in c.destroys if w not in REFUSALS]
             c.asks = asks
             c.inquires = inquiry
+            c.only_asks = questions_only
             c.fact = fact
             c.rank = rank.get(key, 0.0)
             used = [(f.start, f.end) for f in assignment.values.values()]

@@ -13,7 +13,7 @@ from datetime import date, timedelta
 
 from core.assistant import Assistant
 from core.models import Plan
-from core.planning.lexicon import changes_by_name, verb_on_pronoun
+from core.planning.lexicon import changes_by_name, only_asks, verb_on_pronoun
 from core.planning.spans import find_spans
 from tests.conftest import args_of as args
 from tests.conftest import plan_of as plan
@@ -154,3 +154,17 @@ def test_listing_things_in_a_state_is_a_read_not_the_recipe_that_reaches_it(live
 def test_rolling_back_is_undoing_not_approving(wuye: Assistant) -> None:
     p = plan(wuye, "线上把 ZX20261126002 的审批记录回滚掉")
     assert p.status == "no_match"
+
+
+# --- a request that only asks ----------------------------------------------------------------------------
+
+def test_a_request_of_questions_only_changes_nothing(shelfy: Assistant) -> None:
+    """"has it shipped or not" names the shipping recipe's state, but every clause is a question: the
+    order is looked up, not picked, packed and shipped."""
+    p = plan(shelfy, "where's SO-304511 at? has it shipped or not")
+    assert (p.status, p.tool) == ("planned", "get_order")
+    assert args(p, "get_order")["order_id"] == "SO-304511"
+    # a question with a request in it still asks for that request
+    assert only_asks("where's SO-1 at? has it shipped or not")
+    assert not only_asks("who's on it? cancel SO-1 please") and not only_asks("is SO-1 paid? if not, pay it")
+    assert not only_asks("can you ship SO-1?")
