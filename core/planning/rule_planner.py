@@ -423,7 +423,7 @@ class RulePlanner:
         tool = next((c for c in candidates if c.kind == "tool" and c.name == steps[0].tool_name), None)
         if tool is None or tool.plan is None or len(tool.plan.missing) > len(best.plan.missing) or tool.lex < best.lex:
             return best  # the recipe's own example says it better than the tool's
-        return tool if best.trigger == 0 or tool.fit > best.fit else best
+        return tool if best.trigger < 1.0 or tool.fit > best.fit else best  # (a trigger said loosely names nothing)
 
     def _keys(self, hits: Sequence[RetrievalHit] | None, named: set[str], text: str) -> list[str]:
         """What retrieval found, the rules the request names by trigger or target state, and the

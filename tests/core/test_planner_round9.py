@@ -168,3 +168,11 @@ def test_a_request_of_questions_only_changes_nothing(shelfy: Assistant) -> None:
     assert only_asks("where's SO-1 at? has it shipped or not")
     assert not only_asks("who's on it? cancel SO-1 please") and not only_asks("is SO-1 paid? if not, pay it")
     assert not only_asks("can you ship SO-1?")
+
+
+def test_a_recipe_cut_to_one_step_by_a_given_id_is_that_steps_tool(stackhost: Assistant) -> None:
+    """"escalate TCK-1 …": the ticket recipe, its ticket given, is only the escalation; a word of a
+    trigger ("escalated ticket") said loosely does not name the recipe."""
+    p = plan(stackhost, "escalate TCK-20931 to the account manager")
+    assert (p.status, p.rule, p.tool) == ("planned", None, "escalate_ticket")
+    assert args(p, "escalate_ticket") == {**args(p, "escalate_ticket"), "ticket_id": "TCK-20931", "tier": "account_manager"}
