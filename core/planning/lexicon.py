@@ -202,7 +202,8 @@ def intent(text: str) -> int:
     return 0 if reads == writes else 1 if writes else -1
 
 
-_ARRIVED = re.compile(r"(?i)\bshow(?:s|ed|n|ing)?\s+up\b(?!-)")  # "TO-1 showed up in Reno": arrived, not "show me"
+# "TO-1 showed up in Reno": arrived, not "show me"; "looks like a real crash": it seems, not "look it up"
+_ARRIVED = re.compile(r"(?i)\bshow(?:s|ed|n|ing)?\s+up\b(?!-)|\blook(?:s|ed)?\s+like\b")
 # A character before 个 that is a verb, not a demonstrative, a numeral or a verb of looking or finding
 _VERB_BEFORE_GE = r"[^\W\d这那哪每一几两三四五六七八九十整各某半多单是有找拉算列搜翻查看]"
 # "给他选个课", "请个假": a verb with 个 and its object asks for one thing to be done
@@ -215,8 +216,9 @@ _POLITE = re.compile(r"^\s*(?:please\s+|hey\s+|hi\s+)?(?:can|could|would|will)\s
 
 
 def is_polite_request(text: str) -> bool:
-    """A request put as a question out of politeness ("can the driver pick it up tomorrow?")."""
-    return bool(_POLITE.match(text))
+    """A request put as a question out of politeness ("can the driver pick it up tomorrow?"), also
+    after what it is about ("ORD-1 is stuck, can you push the payment through?")."""
+    return any(_POLITE.match(clause) for clause in re.split(r"[,，.;!?？]\s*", text))
 
 
 def is_question(text: str) -> bool:

@@ -284,6 +284,7 @@ class RulePlanner:
             told_before += [s for s in spans if s not in hard]
             ignored[key] = [s for s in spans if (s.kind != "number" or s.unit) and not _restated(s.text, said)
                             and s not in told_before
+                            and not (s.kind in ("date", "month", "time") and _POSSESSIVE.match(text, s.end))
                             and not any(s.start < e2 and s2 < s.end for s2, e2 in heard)]
             c.plan = self._plan_candidate(c, text, request, assignment, {}, None, lang)
             c.fill = 1 / (1 + len(c.plan.missing))
@@ -972,6 +973,10 @@ def _takes_beyond(rule: RuleSpec, keep: set[StepId], known: dict[str, Any]) -> b
         return {m.value for s in rule.dag_definition if (s.step_id in keep) == inside
                 for m in s.parameter_mapping.values() if m.source == "initial_query"}
     return bool((taken(False) - taken(True)) & set(known))
+
+
+# "Tuesday's anticheat wave": the date names an event, it is no value of its own
+_POSSESSIVE = re.compile(r"['’]s\b")
 
 
 def _past(span: Span, today: date) -> bool:

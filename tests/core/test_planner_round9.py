@@ -13,7 +13,7 @@ from datetime import date, timedelta
 
 from core.assistant import Assistant
 from core.models import Plan
-from core.planning.lexicon import changes_by_name, only_asks, verb_on_pronoun
+from core.planning.lexicon import changes_by_name, intent, only_asks, verb_on_pronoun
 from core.planning.spans import find_spans
 from tests.conftest import args_of as args
 from tests.conftest import plan_of as plan
@@ -176,3 +176,21 @@ def test_a_recipe_cut_to_one_step_by_a_given_id_is_that_steps_tool(stackhost: As
     p = plan(stackhost, "escalate TCK-20931 to the account manager")
     assert (p.status, p.rule, p.tool) == ("planned", None, "escalate_ticket")
     assert args(p, "escalate_ticket") == {**args(p, "escalate_ticket"), "ticket_id": "TCK-20931", "tier": "account_manager"}
+
+
+def test_a_polite_request_after_what_it_is_about_is_a_request(liveops: Assistant) -> None:
+    p = plan(liveops, "ORD-310772019 is stuck, can you push the payment through?")
+    assert (p.status, p.tool) == ("planned", "complete_payment")
+    assert args(p, "complete_payment")["order_id"] == "ORD-310772019"
+
+
+def test_a_date_that_names_an_event_is_no_value_left_unused(liveops: Assistant) -> None:
+    """"from Tuesday's anticheat wave": the wave, not a date the unban would ignore."""
+    p = plan(liveops, "please unban PLR-00081442, it was a false positive from Tuesday's anticheat wave")
+    assert (p.status, p.tool) == ("planned", "lift_ban")
+    assert args(p, "lift_ban")["player_id"] == "PLR-00081442"
+
+
+def test_it_looks_like_is_no_look_up() -> None:
+    assert intent("bump ticket 1052268 to the devs, looks like a real crash") == 1
+    assert intent("look up ticket 1052268") == -1
