@@ -604,7 +604,7 @@ def _number(span: Span, param: ParamSpec, extra: dict[str, Any], learned: bool, 
     if learned and span.unit is not None:
         return SHAPED
     words = f"{param.name} {param.description}".lower()
-    if span.unit and (span.unit in words or any(w in words for w in _unit_words(span.unit))
+    if span.unit and (any(_said_in(w, words) for w in (span.unit, *_unit_words(span.unit)))
                       or span.unit == _initials(param.name)):
         return HINTED  # "12000 rpm" for requests_per_minute
     if param.type == "string":
@@ -719,6 +719,14 @@ def _as_fraction(span: Span, params: list[ParamSpec]) -> Any:
 def _initials(name: str) -> str:
     words = name_words(name).lower().split()
     return "".join(w[0] for w in words) if len(words) > 1 else ""
+
+
+def _said_in(word: str, words: str) -> bool:
+    """A unit word in a parameter's name and description: an English one whole ("h" is in "how", no
+    hour), a Chinese one anywhere."""
+    if not word.isascii():
+        return word in words
+    return re.search(rf"(?<![a-z]){re.escape(word)}(?:s|es)?(?![a-z])", words.replace("_", " ")) is not None
 
 
 def _unit_words(unit: str) -> tuple[str, ...]:

@@ -194,3 +194,13 @@ def test_a_date_that_names_an_event_is_no_value_left_unused(liveops: Assistant) 
 def test_it_looks_like_is_no_look_up() -> None:
     assert intent("bump ticket 1052268 to the devs, looks like a real crash") == 1
     assert intent("look up ticket 1052268") == -1
+
+
+def test_hours_are_no_days(liveops: Assistant) -> None:
+    """"for 24h" once filled ban_duration_days with 24 ("h" was found in the description's "how"): a
+    24-day ban planned. Hours fit no parameter counted in days, so the ban is asked about."""
+    p = plan(liveops, "ban PLR-00042731 for 24h, he was botting")
+    assert not writes(liveops, p)
+    assert p.choices and p.choices[0].tool == "ban_player"
+    # days still fill it, in English or in Chinese
+    assert args(plan(liveops, "ban PLR-00042731 for 3 days, he was botting"), "ban_player")["ban_duration_days"] == 3
