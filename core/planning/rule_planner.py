@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from datetime import date
+from datetime import date, timedelta
 from functools import lru_cache
 from typing import Any
 
@@ -278,9 +278,11 @@ class RulePlanner:
             c.mass = self.voc.lexicon.mass(content, key)
             heard = used + assignment.refused_at  # a value refused is asked about, not ignored
             said = [re.sub(r"\s+", "", str(f.value)) for f in assignment.values.values() if isinstance(f.value, str)]
-            # (a past date this candidate has no place for is history told, not a value left unused:
-            # "yesterday's outage hit ws_1, comp them €80")
-            told_before = [] if takes_a_date(self.slots[key]) else [s for s in spans if _past(s, self.today())]
+            # (a past date — or today, where a change is asked — this candidate has no place for is history
+            # told, not a value left unused: "yesterday's outage hit ws_1, comp them €80", "今天去验收了,不合格";
+            # "今天辛苦了" asks nothing)
+            told_before = [] if takes_a_date(self.slots[key]) else [
+                s for s in spans if _past(s, self.today() if c.intent > 0 else self.today() - timedelta(days=1))]
             told_before += [s for s in spans if s not in hard]
             ignored[key] = [s for s in spans if (s.kind != "number" or s.unit) and not _restated(s.text, said)
                             and s not in told_before
@@ -980,10 +982,10 @@ _POSSESSIVE = re.compile(r"['’]s\b")
 
 
 def _past(span: Span, today: date) -> bool:
-    """A date or month before today's."""
+    """A date or month no later than today's (what is done now is done today)."""
     if span.kind == "date":
-        return str(span.value) < today.isoformat()
-    return span.kind == "month" and str(span.value) < today.isoformat()[:7]
+        return str(span.value) <= today.isoformat()
+    return span.kind == "month" and str(span.value) <= today.isoformat()[:7]
 
 
 def _mask(text: str, ranges: list[tuple[int, int]]) -> str:

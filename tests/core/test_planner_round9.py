@@ -204,3 +204,14 @@ def test_hours_are_no_days(liveops: Assistant) -> None:
     assert p.choices and p.choices[0].tool == "ban_player"
     # days still fill it, in English or in Chinese
     assert args(plan(liveops, "ban PLR-00042731 for 3 days, he was botting"), "ban_player")["ban_duration_days"] == 3
+
+
+def test_today_is_when_a_change_asked_for_happens(wuye: Assistant, caigou: Assistant) -> None:
+    """"今天去验收了,不合格,押金先别退": the inspection failed today; today is no value the inspection
+    leaves unused. Where nothing is asked ("今天辛苦了，谢谢机器人") today still marks the request as
+    none of ours."""
+    p = plan(wuye, "ZX20261020011 今天去验收了,不合格,押金先别退")
+    assert (p.status, p.tool) == ("planned", "complete_renovation_inspection")
+    assert args(p, "complete_renovation_inspection") == {
+        **args(p, "complete_renovation_inspection"), "result": "failed", "refund_deposit": False}
+    assert plan(caigou, "今天辛苦了，谢谢机器人").status == "no_match"
