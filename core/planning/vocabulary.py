@@ -448,11 +448,11 @@ class Vocabulary:
         return find_phrases(without_history(text), self.states.get(rule, []))  # (masking keeps positions)
 
     def loose_state_hits(self, stems: list[str], rule: str) -> list[StepId]:
-        """States named by another form of their word ("receive it" for the state "received")."""
+        """States named by another form of their words ("receive it" for the state "received"), the
+        words of a longer one in order a few words apart ("the appeal has been decided")."""
         found = []
         for words, step_id in self.stem_states.get(rule, []):
-            n = len(words)
-            if any(tuple(stems[i:i + n]) == words for i in range(len(stems) - n + 1)):
+            if any(_in_order(stems, i, words) for i in range(len(stems)) if stems[i] == words[0]):
                 found.append(step_id)
         return found
 
@@ -504,3 +504,14 @@ class Vocabulary:
                 (shape := self.shapes.get((name, p.name))) is not None and len(run) in shape.digit_lengths
                 or any(_captures(pattern, run) for pattern in pattern_shapes(p)) for name, p in params)
         return self._digit_ids[run]
+
+
+def _in_order(stems: list[str], start: int, words: tuple[str, ...]) -> bool:
+    """Whether `words` follow one another from `start`, each at most two words after the one before."""
+    at = start
+    for word in words[1:]:
+        nxt = next((j for j in range(at + 1, min(at + 4, len(stems))) if stems[j] == word), None)
+        if nxt is None:
+            return False
+        at = nxt
+    return True

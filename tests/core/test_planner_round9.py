@@ -215,3 +215,12 @@ def test_today_is_when_a_change_asked_for_happens(wuye: Assistant, caigou: Assis
     assert args(p, "complete_renovation_inspection") == {
         **args(p, "complete_renovation_inspection"), "result": "failed", "refund_deposit": False}
     assert plan(caigou, "今天辛苦了，谢谢机器人").status == "no_match"
+
+
+def test_a_state_said_with_words_between_is_that_state(liveops: Assistant) -> None:
+    """"where the appeal has been decided" is the state "appeal decided" (not "appealed", which a single
+    word names): the recipe runs to the decision and asks which one."""
+    p = plan(liveops, "set up a ban appeal flow where the appeal has been decided")
+    assert not writes(liveops, p)
+    assert (p.status, p.rule, p.missing) == ("needs_input", "ban_appeal_flow", ["decision"])
+    assert tools(p)[-1] == "resolve_appeal"
