@@ -856,14 +856,11 @@ def _named_before(text: str, start: int, param: ParamSpec) -> bool:
 
 def _named_after(text: str, end: int, param: ParamSpec) -> bool:
     """Whether the words right after a number name this parameter ("250,000 sum insured", "10 extra
-    days", "2400 event points"): English puts a quantity's name after it, a word of kind between."""
-    after = text[end:end + 40].lstrip().lower()
-    starts = [after]
-    between = re.match(r"([a-z]+) ", after)  # (a word of kind, not a function word: "123456 with quantity 0")
-    if between and not is_stopword(between.group(1)):
-        starts.append(after[between.end():])
-    return any(re.match(re.escape(n) + r"(?![a-z])", start) for n in _param_names(param.name, param.description or "")
-               if n.isascii() and (" " in n or len(n) >= 4) for start in starts)
+    days"): English puts a quantity's name after it. (Not a word further: "has 12 active seats, add 3
+    more" — the 12 is what there is, the 3 the value.)"""
+    after = text[end:end + 32].lstrip().lower()
+    return any(re.match(re.escape(n) + r"(?![a-z])", after) for n in _param_names(param.name, param.description or "")
+               if n.isascii() and (" " in n or len(n) >= 4))
 
 
 @lru_cache(maxsize=8192)

@@ -48,7 +48,7 @@ WRITE_CUES_ZH = ("建", "造", "生成", "创建", "新建", "下单", "挂", "�
 # them — "cancel the credit card 6225…" is never the card's issuing rule tailored to "activate"
 REFUSALS_ZH = ("驳回", "否决", "拒绝")
 DESTRUCTIVE_ZH = ("删除", "删掉", "删了", "清空", "清除", "注销", "销毁", "抹掉", "清库", "清理",
-                  "取消", "撤销", "撤回", "作废", "销户", "停用", "退订", "解约", "清零", "收回", "回收", "回滚",
+                  "取消", "撤销", "撤回", "作废", "销户", "停用", "退订", "解约", "清零", "收回", "回收",
                   *REFUSALS_ZH)  # a refusal: an approval that does not know the word would approve
 
 
@@ -80,7 +80,7 @@ cancel delete remove update change move transfer approve reject pay ship dispatc
 assign grant revoke reset deliver mark write adjust bump reserve replace report log file purge wipe drop erase clear
 destroy truncate""".split())
 DESTRUCTIVE_CUES = frozenset(stem(w) for w in """delete remove purge wipe drop erase clear destroy truncate nuke
-cancel revoke terminate void deactivate reject withdraw reclaim unassign revert rollback undo""".split())
+cancel revoke terminate void deactivate reject withdraw reclaim unassign""".split())
 REFUSALS = frozenset([*REFUSALS_ZH, stem("reject")])
 # Verbs that say only "make something" or "show me something": any write, any read explains them.
 GENERIC_WRITE = frozenset([*(stem(w) for w in """create make add new generate build spin open prepare produce give bump
@@ -271,7 +271,13 @@ def only_asks(text: str) -> bool:
     if not inquires(text) or _CJK.search(text):
         return False
     clauses = [c for c in re.split(r"[?!.;,]+", text) if re.search(r"[A-Za-z]", c)]
-    return bool(clauses) and all(_QUESTION_START.match(c) for c in clauses)
+    return bool(clauses) and all(_QUESTION_START.match(c) and not _ASKED_AS_REQUEST.match(c) for c in clauses)
+
+
+# Requests worded as questions: "how about shipping SO-1 via UPS?", "is it ok to cancel SO-1?"
+_ASKED_AS_REQUEST = re.compile(r"\s*(?:how about|what about|do you mind|would you mind|is it (?:ok|okay|possible|alright|"
+                               r"fine|safe) (?:to|if)|are (?:we|you) able to|is there (?:a|any) way to|do we (?:need|want) to)\b",
+                               re.I)
 
 
 def whole_word(token: str) -> bool:
@@ -389,10 +395,15 @@ def leading_object(text: str) -> str:
     return " ".join(words)
 
 
+# Rolling something back, not to a value ("回滚掉那条审批记录", not "手机号回滚成 138…": that sets one)
+_ROLLBACK = re.compile(r"(?i)\broll(?:ed|ing)?[\s-]?back\b(?!\s+to\b)|回滚(?!\s*(?:成|到|为|至))")
+
+
 def destructive(text: str) -> list[str]:
-    """Words that destroy data (delete, wipe, 删除, 注销...), as stems or as written."""
+    """Words that destroy data (delete, wipe, 删除, 注销, 回滚掉...), as stems or as written."""
     words = {stem(w) for w in re.findall(r"[A-Za-z]+", text)}
-    return sorted(words & DESTRUCTIVE_CUES) + [w for w in DESTRUCTIVE_ZH if w in text]
+    rolled = [m[0] for m in _ROLLBACK.finditer(text)][:1]
+    return sorted(words & DESTRUCTIVE_CUES) + [w for w in DESTRUCTIVE_ZH if w in text] + rolled
 
 
 def is_stopword(word: str) -> bool:

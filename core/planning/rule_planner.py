@@ -282,7 +282,7 @@ class RulePlanner:
             # told, not a value left unused: "yesterday's outage hit ws_1, comp them €80", "今天去验收了,不合格";
             # "今天辛苦了" asks nothing)
             told_before = [] if takes_a_date(self.slots[key]) else [
-                s for s in spans if _past(s, self.today() if c.intent > 0 else self.today() - timedelta(days=1))]
+                s for s in spans if _past(s, self.today() if c.intent > 0 else self.today() - timedelta(days=1), text)]
             told_before += [s for s in spans if s not in hard]
             ignored[key] = [s for s in spans if (s.kind != "number" or s.unit) and not _restated(s.text, said)
                             and s not in told_before
@@ -800,12 +800,11 @@ class RulePlanner:
             if loose:
                 depth = depths(deps)
                 target = max(loose, key=lambda sid: depth[sid])
-                keep = {target} | ancestors(deps, target)
-                # a state said loosely does not cut off a step the request gives a value for ("ban
+                # a state said loosely does not cut off a step the request states an outcome for ("ban
                 # appeal flow, appeal gets accepted at the end": the decision is the last step's)
-                if not _takes_beyond(rule, keep, known or {}):
-                    return keep, target
-                return set(deps), None
+                later = self._decided_beyond(rule, {target} | ancestors(deps, target), known or {})
+                target = max([target, *later], key=lambda sid: depth[sid])
+                return {target} | ancestors(deps, target), target
             # An answer to the thread's question ("商品123456") keeps the state the question was about.
             earlier = next((s.step_id for s in rule.dag_definition
                             if prior_target and s.reaches_state and s.reaches_state.name == prior_target), None)
@@ -816,6 +815,19 @@ class RulePlanner:
         order = {s.step_id: i for i, s in enumerate(rule.dag_definition)}
         target = max((h.payload for h in hits), key=lambda sid: (depth[sid], order[sid]))
         return {target} | ancestors(deps, target), target
+
+    def _decided_beyond(self, rule: RuleSpec, keep: set[StepId], known: dict[str, Any]) -> list[StepId]:
+        """The recipe's last step, outside `keep`, when it takes one of the values the request states as
+        an outcome — one of an enum's values — that no kept step takes: how the whole flow ends ("appeal
+        gets accepted at the end"). Not a middle step's value: a fuel level or an amount may be said of
+        any step, and the request said how far to go."""
+        def taken(step: Any) -> set[str]:
+            tool = self.kn.tools[step.tool_name]
+            return {m.value for name, m in step.parameter_mapping.items() if m.source == "initial_query"
+                    and m.value in known and tool.param(name) is not None and tool.param(name).enum is not None}
+        inside = set().union(*(taken(s) for s in rule.dag_definition if s.step_id in keep))
+        last = rule.dag_definition[-1]
+        return [last.step_id] if last.step_id not in keep and taken(last) - inside else []
 
     def _not_done(self, rule: RuleSpec, text: str, keep: set[StepId]) -> StepId | None:
         """The first step (not the first of the recipe) that does what the request says has not
@@ -969,20 +981,17 @@ def _acts_later(ran: Sequence[PlanStep], writes: frozenset[str], spoken: dict[st
         verb in spoken.get(tool, frozenset()) for tool in made[1:])
 
 
-def _takes_beyond(rule: RuleSpec, keep: set[StepId], known: dict[str, Any]) -> bool:
-    """Whether a step outside `keep` takes a value the request states that no kept step takes."""
-    def taken(inside: bool) -> set[str]:
-        return {m.value for s in rule.dag_definition if (s.step_id in keep) == inside
-                for m in s.parameter_mapping.values() if m.source == "initial_query"}
-    return bool((taken(False) - taken(True)) & set(known))
-
-
+_UNTIL = re.compile(r"(?:\b(?:to|until|till|through|by)|到|至|截止)\s*$", re.I)
 # "Tuesday's anticheat wave": the date names an event, it is no value of its own
 _POSSESSIVE = re.compile(r"['’]s\b")
 
 
-def _past(span: Span, today: date) -> bool:
-    """A date or month no later than today's (what is done now is done today)."""
+def _past(span: Span, today: date, text: str) -> bool:
+    """A date or month no later than today's (what is done now is done today), said in words
+    ("yesterday", "since march", 今天) — a date written out (2026-11-02) is stated on purpose — and
+    not as where something should end ("extend the trial to …")."""
+    if any(ch.isdigit() for ch in span.text) or _UNTIL.search(text[max(0, span.start - 12):span.start]):
+        return False
     if span.kind == "date":
         return str(span.value) <= today.isoformat()
     return span.kind == "month" and str(span.value) <= today.isoformat()[:7]

@@ -244,8 +244,8 @@ CN_MONTH = re.compile(r"(?:(?<![\d年一二三四五六七八九十两个每上�
 
 
 # 上个月, 本月, next month: the month itself (not 每月, not 月底 — an end of month is a date — nor
-# 上个月5号, a day)
-REL_MONTH = re.compile(r"(?<![每一两])(上上个?|上个?|本|这个?|当|下个?)月(?![底初中末份度]|\s*(?:\d|[一二三四五六七八九十]+\s*[日号]))"
+# 上个月5号, a day; nor inside a word: 基本月薪, 线上月活, 以下月份)
+REL_MONTH = re.compile(r"(?<![每一两基成日资版样根原剧课账线以马早晚网地身加私相应])(上上个?|上个?|本|这个?|当|下个?)月(?![底初中末份度]|\s*(?:\d|[一二三四五六七八九十]+\s*[日号]))"
                        r"|(?i:\b(last|this|next|previous|current)\s+month\b)")
 _MONTH_STEPS = {"上上": -2, "上": -1, "本": 0, "这": 0, "当": 0, "下": 1,
                 "last": -1, "previous": -1, "this": 0, "current": 0, "next": 1}

@@ -104,6 +104,7 @@ def test_relative_months_are_months() -> None:
     assert months("show me last month invoices") == [("last month", "2026-10")]
     # not a month: 一下 + 月度, every month, the end of a month (a date), a day of last month
     assert months("跑一下月度考勤核算") == [] and months("每月") == []
+    assert months("研发部按基本月薪算一下工资") == [] and months("线上月活") == []  # inside a word
     assert months("上个月底") == [] and months("上个月5号") == []
 
 
@@ -128,10 +129,13 @@ def test_a_number_with_thousands_separators_is_one_number(liveops: Assistant) ->
     assert args(p, "grant_currency") == {**args(p, "grant_currency"), "amount": 10000, "currency": "gold"}
 
 
-def test_a_quantity_is_named_after_its_number_with_a_word_between(liveops: Assistant) -> None:
-    p = plan(liveops, "PLR-00068841 needs 2400 event points on EVT-SUMMER25 so I can check the tier 20 reward")
-    assert (p.status, p.tool) == ("planned", "add_event_points")
-    assert args(p, "add_event_points")["points"] == 2400
+def test_a_number_before_another_quantity_word_is_not_its_value(flagdeck: Assistant) -> None:
+    """"has 12 active seats, add 3 more": the 12 is what there is (a quantity's name counts only right
+    after its number — a word between was tried and taken back after review)."""
+    p = plan(flagdeck, "ws_Zr81Kc has 12 active seats, add 3 more")
+    assert (p.status, p.tool) == ("planned", "add_seats")
+    assert args(p, "add_seats")["seats"] == 3
+    assert plan(flagdeck, "ws_Zr81Kc has 12 active seats, add seats").missing == ["seats"]
 
 
 def test_a_count_of_a_currency_is_no_count_of_copies(liveops: Assistant) -> None:
@@ -149,11 +153,6 @@ def test_listing_things_in_a_state_is_a_read_not_the_recipe_that_reaches_it(live
     assert (p.status, p.tool) == ("planned", "list_player_orders")
     assert args(p, "list_player_orders") == {**args(p, "list_player_orders"), "player_id": "PLR-00042731",
                                              "order_status": "refunded"}
-
-
-def test_rolling_back_is_undoing_not_approving(wuye: Assistant) -> None:
-    p = plan(wuye, "线上把 ZX20261126002 的审批记录回滚掉")
-    assert p.status == "no_match"
 
 
 # --- a request that only asks ----------------------------------------------------------------------------
@@ -224,3 +223,33 @@ def test_a_state_said_with_words_between_is_that_state(liveops: Assistant) -> No
     assert not writes(liveops, p)
     assert (p.status, p.rule, p.missing) == ("needs_input", "ban_appeal_flow", ["decision"])
     assert tools(p)[-1] == "resolve_appeal"
+
+
+def test_a_date_written_out_or_set_as_an_end_is_never_history(flagdeck: Assistant) -> None:
+    """Only a date said in words is history told ("yesterday's outage"): a date written out, or one
+    something should run to, is a value the request states — a write that cannot take it asks."""
+    for text in ["extend ws_Zr81Kc's trial to 2026-11-15", "ws_Zr81Kc's trial ended on 2026-11-01, extend it"]:
+        assert not writes(flagdeck, plan(flagdeck, text)), text
+
+
+def test_undoing_to_a_value_sets_it(liveops: Assistant, wuye: Assistant) -> None:
+    """Rolling back to a value is setting it; rolling a record back is undoing it (nothing here does)."""
+    p = plan(liveops, "revert PLR-00042731's level to 1")
+    assert (p.status, p.tool) == ("planned", "set_player_level") and args(p, "set_player_level")["level"] == 1
+    p = plan(wuye, "把 YZ100238 的手机号回滚成 13800138000")
+    assert (p.status, p.tool) == ("planned", "update_owner_phone")
+    assert plan(wuye, "线上把 ZX20261126002 的审批记录回滚掉").status == "no_match"
+
+
+def test_a_request_worded_as_a_question_is_still_a_request(liveops: Assistant) -> None:
+    for text, tool in [("how about granting PLR-00042731 500 gems?", "grant_currency"),
+                       ("is it ok to lift the ban on PLR-00042731?", "lift_ban")]:
+        p = plan(liveops, text)
+        assert (p.status, p.tool) == ("planned", tool), text
+
+
+def test_a_loose_state_is_extended_only_to_how_the_whole_flow_ends(rentals: Assistant) -> None:
+    """"full tank" is a value of the return step, not a request to return the car: the booking is made
+    and confirmed, no more."""
+    p = plan(rentals, "book a car and confirm it, deposit 300 USD, full tank")
+    assert tools(p) == ["create_reservation", "confirm_reservation"]
