@@ -143,12 +143,17 @@ def changes_by_name(name: str) -> bool:
     return bool(words) and words[0] in _CHANGER_VERBS
 
 
+def asks_to_make(text: str) -> bool:
+    """Whether the request asks to make something ("make 3 paid orders", "造一笔订单")."""
+    return bool({stem(w) for w in re.findall(r"[A-Za-z]+", text)} & MAKE_CUES) or any(c in text for c in MAKE_CUES_ZH)
+
+
 def definite_things(text: str) -> list[str]:
     """Words for things the request speaks of as already existing ("the booking" -> book), unless it
     also asks to make something."""
     out = [stem(w) for m in _DEFINITE_EN.finditer(text) for w in m.groups() if w and not is_stopword(w)]
     rest = _DEFINITE_EN.sub(" ", text)  # "the booking" names a thing; "book a car" makes one
-    if {stem(w) for w in re.findall(r"[A-Za-z]+", rest)} & MAKE_CUES or any(c in text for c in MAKE_CUES_ZH):
+    if asks_to_make(rest) or any(c in text for c in MAKE_CUES_ZH):
         # what is made is the verb's object; the thing it is made for or on exists ("generate an
         # invoice for the customer", "add roaming to the line", "put a credit on the invoice")
         return [stem(w) for m in _BESIDE_EN.finditer(text) for w in m.groups() if w and not is_stopword(w)]

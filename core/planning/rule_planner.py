@@ -45,6 +45,7 @@ from core.planning.extraction import Assignment, Extractor, Found, Slot, rule_sl
 from core.planning.idioms import plain
 from core.planning.lexicon import (
     REFUSALS,
+    asks_to_make,
     asks_when_or_why,
     changes_by_name,
     definite_things,
@@ -230,6 +231,7 @@ class RulePlanner:
         asked = self._asked_parts(masked)
         things = definite_things(masked)
         pronounced = verb_on_pronoun(plain_text)
+        making = asks_to_make(masked)  # (then a date is what is made: "make 3 paid orders yesterday")
         dont = set(told_not_to(plain_text))
         ignored: dict[str, list[Span]] = {}  # candidate -> the values it would leave unused
         knows = lru_cache(maxsize=None, typed=True)(self.voc.lexicon.knows)  # asked again for every rule of a tool
@@ -279,9 +281,9 @@ class RulePlanner:
             heard = used + assignment.refused_at  # a value refused is asked about, not ignored
             said = [re.sub(r"\s+", "", str(f.value)) for f in assignment.values.values() if isinstance(f.value, str)]
             # (a past date — or today, where a change is asked — this candidate has no place for is history
-            # told, not a value left unused: "yesterday's outage hit ws_1, comp them €80", "今天去验收了,不合格";
+            # told, not a value left unused, unless something is to be made: "yesterday's outage hit ws_1, comp them €80", "今天去验收了,不合格";
             # "今天辛苦了" asks nothing)
-            told_before = [] if takes_a_date(self.slots[key]) else [
+            told_before = [] if making or takes_a_date(self.slots[key]) else [
                 s for s in spans if _past(s, self.today() if c.intent > 0 else self.today() - timedelta(days=1), text)]
             told_before += [s for s in spans if s not in hard]
             ignored[key] = [s for s in spans if (s.kind != "number" or s.unit) and not _restated(s.text, said)

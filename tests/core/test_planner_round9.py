@@ -10,16 +10,19 @@ way (the classifier, the month that corroborated a write).
 from __future__ import annotations
 
 from datetime import date, timedelta
+from pathlib import Path
 
 from core.assistant import Assistant
 from core.models import Plan
 from core.planning.lexicon import changes_by_name, intent, only_asks, verb_on_pronoun
 from core.planning.spans import find_spans
 from tests.conftest import args_of as args
+from tests.conftest import pack_assistant
 from tests.conftest import plan_of as plan
 from tests.conftest import writes_of as writes
 
 TODAY = date(2026, 11, 27)
+SHOP = Path(__file__).parents[2] / "knowledge" / "shop"
 
 
 def tools(p: Plan) -> list[str]:
@@ -253,3 +256,12 @@ def test_a_loose_state_is_extended_only_to_how_the_whole_flow_ends(rentals: Assi
     and confirmed, no more."""
     p = plan(rentals, "book a car and confirm it, deposit 300 USD, full tank")
     assert tools(p) == ["create_reservation", "confirm_reservation"]
+
+
+def test_a_date_of_a_thing_to_be_made_is_a_value() -> None:
+    """Found trying the product after the review: "给商品123456造一笔订单,今天发货" planned the whole
+    order lifecycle (today read as history) and "make 3 paid orders … yesterday" made them today.
+    Where the request makes something, its date is what is made: asked about, nothing written."""
+    for shop in pack_assistant(SHOP):
+        for text in ["给商品123456造一笔订单,今天发货", "make 3 paid orders for item 123456 yesterday"]:
+            assert not writes(shop, plan(shop, text)), text
