@@ -120,14 +120,14 @@ def name_stems(name: str) -> list[str]:
     return [stem(w) for w in name_words(name).lower().split()]
 
 
+_STARTER_VERBS = frozenset(stem(w) for w in "start submit".split())
+
+
 def starts_by_name(name: str) -> bool:
     """A step named for making or starting a thing later steps act on (create_sim, submit_ban_appeal,
     start_trial) — a wider reading than made_by_name's, for a recipe's later steps."""
     words = name_stems(name)
     return bool(words) and (words[0] in _MAKER_VERBS or words[0] in _STARTER_VERBS)
-
-
-_STARTER_VERBS = frozenset(stem(w) for w in "start submit".split())
 
 
 def made_by_name(name: str) -> frozenset[str]:
@@ -153,7 +153,7 @@ def definite_things(text: str) -> list[str]:
     also asks to make something."""
     out = [stem(w) for m in _DEFINITE_EN.finditer(text) for w in m.groups() if w and not is_stopword(w)]
     rest = _DEFINITE_EN.sub(" ", text)  # "the booking" names a thing; "book a car" makes one
-    if asks_to_make(rest) or any(c in text for c in MAKE_CUES_ZH):
+    if asks_to_make(rest):  # (the sub above touches only English words)
         # what is made is the verb's object; the thing it is made for or on exists ("generate an
         # invoice for the customer", "add roaming to the line", "put a credit on the invoice")
         return [stem(w) for m in _BESIDE_EN.finditer(text) for w in m.groups() if w and not is_stopword(w)]

@@ -130,13 +130,14 @@ class RulePlanner:
             plan.notes.append(not_copied(reading))
             return plan
         plan = self._plan(request.model_copy(update={"text": reading.text}), hits)
-        said = self._plan(request, hits)  # the number as said
-        if counts_copies(plan, self._writes) and not self._takes_number(plan, request, reading) \
-                and not (said.status != "no_match" and self._takes_number(said, request, reading)):
-            # (unless what the request says as written takes the number: "give PLR-1 500 gems, goodwill
-            # for the queue bug" is 500 of a currency, not 500 of whatever "a gem" would read as)
-            return with_copies(plan, reading)
-        return inherit_copies(said, request.previous, self._writes)
+        if not counts_copies(plan, self._writes) or self._takes_number(plan, request, reading):
+            return inherit_copies(self._plan(request, hits), request.previous, self._writes)  # the number as said
+        said = self._plan(request, hits)
+        if said.status != "no_match" and self._takes_number(said, request, reading):
+            # what the request says as written takes the number: "give PLR-1 500 gems, goodwill for the
+            # queue bug" is 500 of a currency, not 500 of whatever "a gem" would read as
+            return inherit_copies(said, request.previous, self._writes)
+        return with_copies(plan, reading)
 
     def _writes(self, kind: str, name: str) -> bool:
         return self.writes.get(candidate_key(kind, name), False)
@@ -281,8 +282,8 @@ class RulePlanner:
             heard = used + assignment.refused_at  # a value refused is asked about, not ignored
             said = [re.sub(r"\s+", "", str(f.value)) for f in assignment.values.values() if isinstance(f.value, str)]
             # (a past date — or today, where a change is asked — this candidate has no place for is history
-            # told, not a value left unused, unless something is to be made: "yesterday's outage hit ws_1, comp them €80", "今天去验收了,不合格";
-            # "今天辛苦了" asks nothing)
+            # told, not a value left unused, unless something is to be made: "yesterday's outage hit ws_1,
+            # comp them €80", "今天去验收了,不合格"; "今天辛苦了" asks nothing)
             told_before = [] if making or takes_a_date(self.slots[key]) else [
                 s for s in spans if _past(s, self.today() if c.intent > 0 else self.today() - timedelta(days=1), text)]
             told_before += [s for s in spans if s not in hard]

@@ -507,7 +507,7 @@ class Vocabulary:
 
 
 def _in_order(stems: list[str], start: int, words: tuple[str, ...]) -> bool:
-    """Whether `words` follow one another from `start`, each at most two words after the one before."""
+    """Whether `words` follow one another from `start`, at most two words between each and the next."""
     at = start
     for word in words[1:]:
         nxt = next((j for j in range(at + 1, min(at + 4, len(stems))) if stems[j] == word), None)
