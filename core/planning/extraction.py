@@ -332,7 +332,9 @@ class Extractor:
             # and a value said as not wanted ("an SUV, not an economy") comes last
             lefts = self.voc.enum_lefts.get((tool.tool_name, param.name), set())
             preferred = [h for h in hits if h.start > 0 and text[h.start - 1] in lefts]
+            # (and one said as what something is to be comes first: "the member should be an officer")
             hits = sorted(hits, key=lambda h: (bool(_NEGATED_BEFORE.search(text[max(0, h.start - 12):h.start])),
+                                               not _TO_BE_BEFORE.search(text[max(0, h.start - 16):h.start]),
                                                h not in preferred))
         for rank, h in enumerate(hits):
             out.append(Found(h.payload, h.start, h.end, "enum", ENUM - 0.01 * rank))
@@ -824,6 +826,7 @@ def _kind_fits(span: Span, param: ParamSpec) -> bool:
     return span.kind == "id" and param.type == "string" and "format" not in (_implied(param).model_extra or {})
 
 
+_TO_BE_BEFORE = re.compile(r"(?:\b(?:be|become|as|into)(?:\s+(?:a|an|the))?|设为|设成|改为|改成|变成|换成)\s*$", re.I)
 _NEGATED_BEFORE = re.compile(r"(?:\b(?:not|no|non|instead\s+of|rather\s+than)(?:\s+(?:a|an|the))?|不是|不要|非|别)\s*$", re.I)
 _FROM_NAMES = frozenset("from source src origin old".split())
 _TO_NAMES = frozenset("to target dest destination new".split())

@@ -265,3 +265,11 @@ def test_a_date_of_a_thing_to_be_made_is_a_value() -> None:
     for shop in pack_assistant(SHOP):
         for text in ["给商品123456造一笔订单,今天发货", "make 3 paid orders for item 123456 yesterday"]:
             assert not writes(shop, plan(shop, text)), text
+
+
+def test_of_two_enum_values_the_one_said_as_what_to_be_wins(liveops: Assistant) -> None:
+    """"the member should be an officer": both are roles; the one after "be" is the value."""
+    p = plan(liveops, "guild test data for APAC please, the member should be an officer")
+    assert (p.status, p.rule) == ("planned", "guild_with_member")
+    assert args(p, "add_guild_member")["role"] == "officer"
+    assert args(plan(liveops, "add PLR-00061234 to GLD-004512 as a member, not an officer"), "add_guild_member")["role"] == "member"
