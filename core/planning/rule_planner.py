@@ -110,6 +110,7 @@ class RulePlanner:
                 trust_shapes(param, [e.extracted_params[param.name] for e in tool.examples
                                      if param.name in e.extracted_params])
         kin_shapes(knowledge.tools.values())
+        self.dated = {key: takes_a_date(slots) for key, slots in self.slots.items()}  # (asked on every request)
         self.steps_of = {r.rule_name: {s.tool_name for s in r.dag_definition} for r in knowledge.rules.values()}
         self.enum_words = [entry for phrases in self.voc.enums.values() for entry in phrases]
         self.takes_person = any(takes_person(p.name, p.description) for t in knowledge.tools.values()
@@ -205,6 +206,7 @@ class RulePlanner:
         enum_units, names = self._value_units(text, spans)
         # (上个月, next month: when the request is set, no value any candidate must explain)
         hard = [s for s in spans if not (s.kind == "month" and REL_MONTH.fullmatch(s.text))]
+        soft = [s for s in spans if s not in hard]
         units = [(s.start, s.end) for s in hard] + enum_units + names
         masked = self._without_remarks(_mask(text, [_value_part(s) for s in hard]), units)
         # enum words stay in: they are the knowledge's own words ("which account ..." is not off-domain
@@ -284,9 +286,9 @@ class RulePlanner:
             # (a past date — or today, where a change is asked — this candidate has no place for is history
             # told, not a value left unused, unless something is to be made: "yesterday's outage hit ws_1,
             # comp them €80", "今天去验收了,不合格"; "今天辛苦了" asks nothing)
-            told_before = [] if making or takes_a_date(self.slots[key]) else [
+            told_before = [] if making or self.dated[key] else [
                 s for s in spans if _past(s, self.today() if c.intent > 0 else self.today() - timedelta(days=1), text)]
-            told_before += [s for s in spans if s not in hard]
+            told_before += soft
             ignored[key] = [s for s in spans if (s.kind != "number" or s.unit) and not _restated(s.text, said)
                             and s not in told_before
                             and not (s.kind in ("date", "month", "time") and _POSSESSIVE.match(text, s.end))
