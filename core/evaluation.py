@@ -5,6 +5,7 @@ had to answer instead (fallbacks) are summed per model, so models can be compare
 
 from __future__ import annotations
 
+import logging
 import statistics
 import time
 from collections import Counter
@@ -17,7 +18,10 @@ from pydantic import BaseModel, Field, ValidationError
 
 from core.errors import InputError
 from core.models import LLMUsage, Plan, StepRef
+from core.yaml_comments import comment_cuts
 from core.yaml_text import load_yaml
+
+log = logging.getLogger("datasmith.eval")
 
 
 class Expect(BaseModel):
@@ -67,8 +71,12 @@ class EvalReport(BaseModel):
 
 
 def load_cases(path: Path) -> list[Case]:
+    """Read a case file; a query a YAML comment cut short is said on stderr (it loads, but tests less)."""
     try:
-        data = load_yaml(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        data = load_yaml(text)
+        for cut in comment_cuts(text):
+            log.warning("%s: %s", path, cut)
         if not isinstance(data, list):
             raise InputError(f"{path}: a case file is a YAML list of {{query, expect}}")
         return [Case.model_validate(c) for c in data]

@@ -7,6 +7,7 @@ all-or-nothing: a Knowledge object exists only when every pack is valid.
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -25,9 +26,11 @@ from core.contracts import parameters_schema
 from core.errors import CodeNotAllowed, PackError
 from core.models import EnvironmentSpec, PackSpec, RuleSpec, StepId, ToolSpec
 from core.pack_regex import compile_pattern
+from core.yaml_comments import comment_cuts
 from core.yaml_text import load_yaml
 
 ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+log = logging.getLogger("datasmith.knowledge")
 
 
 @dataclass
@@ -40,6 +43,8 @@ class Knowledge:
     defaults: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
     version: str = ""
     policy: CodePolicy = field(default_factory=lambda: DEFAULT_POLICY)
+    # What loads but is likely not what the author meant (text a YAML comment cut short), "file: line …"
+    warnings: list[str] = field(default_factory=list)
 
     def environment_names(self, pack: str) -> list[str]:
         return list(self.packs[pack].environments)
@@ -102,14 +107,19 @@ def load_knowledge(paths: Iterable[Path], policy: CodePolicy | None = None) -> K
     for rule in kn.rules.values():
         validate_rule(rule, kn)
     kn.version = digest.hexdigest()[:16]
+    for warning in kn.warnings:
+        log.warning("%s", warning)
     return kn
 
 
-def _read_yaml(path: Path, digest: Any) -> Any:
+def _read_yaml(path: Path, digest: Any, warnings: list[str]) -> Any:
     raw = path.read_bytes()
     digest.update(str(path.name).encode() + b"\0" + raw)
     try:
-        return load_yaml(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
+        data = load_yaml(text)
+        warnings.extend(f"{path}: {cut}" for cut in comment_cuts(text))
+        return data
     except UnicodeDecodeError as exc:
         raise PackError(f"not UTF-8 text ({exc.reason})", file=str(path)) from exc
     except yaml.YAMLError as exc:
@@ -134,8 +144,8 @@ def _model(cls: type[BaseModel], data: Any, **where: Any) -> Any:
         raise PackError(_validation_message(exc), **where) from exc
 
 
-def _entries(path: Path, digest: Any) -> list[Any]:
-    data = _read_yaml(path, digest)
+def _entries(path: Path, digest: Any, warnings: list[str]) -> list[Any]:
+    data = _read_yaml(path, digest, warnings)
     if data is None:
         return []
     return data if isinstance(data, list) else [data]
@@ -143,7 +153,7 @@ def _entries(path: Path, digest: Any) -> list[Any]:
 
 def _load_pack(pdir: Path, kn: Knowledge, digest: Any) -> None:
     pack_file = pdir / "pack.yaml"
-    data = _read_yaml(pack_file, digest)
+    data = _read_yaml(pack_file, digest, kn.warnings)
     if not isinstance(data, dict):
         raise PackError("pack.yaml must be a mapping", file=str(pack_file))
     pack: PackSpec = _model(PackSpec, data, file=str(pack_file))
@@ -155,9 +165,9 @@ def _load_pack(pdir: Path, kn: Knowledge, digest: Any) -> None:
                         file=str(pack_file))
     _check_commands(pack, pdir, kn.policy, str(pack_file))
     kn.packs[pack.name] = pack
-    kn.defaults[pack.name] = _load_defaults(pdir / "defaults.yaml", pack, digest)
+    kn.defaults[pack.name] = _load_defaults(pdir / "defaults.yaml", pack, digest, kn.warnings)
     for path in sorted((pdir / "tools").glob("*.y*ml")):
-        for entry in _entries(path, digest):
+        for entry in _entries(path, digest, kn.warnings):
             tool = _load_tool(entry, path, pack)
             if tool.call.python:
                 try:
@@ -169,7 +179,7 @@ def _load_pack(pdir: Path, kn: Knowledge, digest: Any) -> None:
                 raise PackError(f"duplicate tool_name (also in {other})", file=str(path), tool=tool.tool_name)
             kn.tools[tool.tool_name] = tool
     for path in sorted((pdir / "rules").glob("*.y*ml")):
-        for entry in _entries(path, digest):
+        for entry in _entries(path, digest, kn.warnings):
             name = entry.get("rule_name") if isinstance(entry, dict) else None
             rule: RuleSpec = _model(RuleSpec, entry, file=str(path), rule=name)
             rule.pack, rule.source_file = pack.name, str(path)
@@ -194,10 +204,10 @@ def _check_commands(pack: PackSpec, pdir: Path, policy: CodePolicy, file: str) -
         raise CodeNotAllowed(exc.message, file=file) from None
 
 
-def _load_defaults(path: Path, pack: PackSpec, digest: Any) -> dict[str, dict[str, Any]]:
+def _load_defaults(path: Path, pack: PackSpec, digest: Any, warnings: list[str]) -> dict[str, dict[str, Any]]:
     if not path.is_file():
         return {}
-    data = _read_yaml(path, digest) or {}
+    data = _read_yaml(path, digest, warnings) or {}
     if not isinstance(data, dict):
         raise PackError("defaults.yaml must map `all` and environment names to values", file=str(path))
     for key, values in data.items():

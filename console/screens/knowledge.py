@@ -8,6 +8,7 @@ import streamlit as st
 from console import access, views
 from console.state import assistant, reload, settings
 from core.knowledge_edit import apply_edit, item_yaml
+from core.yaml_comments import comment_cuts
 
 a = assistant()
 kn = a.knowledge
@@ -16,6 +17,10 @@ if not kn.packs:
     st.info("No packs loaded. Point `DATASMITH_KNOWLEDGE` at a pack folder (see README, *Writing a pack*).")
     st.stop()
 st.caption(f"{len(kn.packs)} pack(s) · {len(kn.tools)} tools · {len(kn.rules)} rules · version `{kn.version}`")
+if kn.warnings:
+    with st.expander(f"⚠️ {len(kn.warnings)} value(s) in the packs are not what their text says", expanded=True):
+        for warning in kn.warnings:
+            st.warning(warning)
 
 query = st.text_input("Search tools and rules (the hybrid retrieval the bot uses)", key="kn_search",
                       placeholder="e.g. 退货退款 / refund an order")
@@ -72,6 +77,8 @@ def _edit_buttons(kind: str, target: str, text: str) -> None:
             st.success("Valid: the whole knowledge loads with this edit.")
         for err in result.errors:
             st.error(err)
+        for cut in comment_cuts(text):
+            st.warning(cut)
     if save.button("Save and re-index", key="kn_save", type="primary", width="stretch"):
         result = apply_edit(settings().knowledge, kn, kind, target, text)  # type: ignore[arg-type]
         a.store.audit(access.viewer().actor, "console", "knowledge.save" if result.ok else "knowledge.save_refused",
