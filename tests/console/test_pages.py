@@ -57,6 +57,23 @@ def test_an_invalid_edit_is_refused_with_its_location_and_never_written(console,
     assert load_knowledge([pack_copy / "shop"]).tools["pay_order"].description.startswith("已编辑")
 
 
+def test_a_value_cut_by_a_yaml_comment_is_shown_on_load_and_when_an_edit_is_checked(
+        console, pack_copy: Path, tmp_path: Path) -> None:  # noqa: ANN001
+    orders = pack_copy / "shop" / "tools" / "orders.yaml"
+    text = orders.read_text(encoding="utf-8")
+    orders.write_text(text.replace("description: ", "description: pays order #O1 and ", 1), encoding="utf-8")
+    at = console("knowledge", knowledge=pack_copy, home=tmp_path / "home")
+    warnings = [w.value for w in at.warning]
+    assert any("orders.yaml" in w and "'description' is read as 'pays order'" in w for w in warnings), warnings
+
+    at.selectbox(key="kn_edit_name").set_value("ship_order").run()
+    area = at.text_area(key="kn_yaml_tool_ship_order")
+    area.set_value(area.value.replace("description: ", "description: ships #O2 now ", 1)).run()
+    at.button(key="kn_validate").click().run()
+    assert any("Valid" in s.value for s in at.success)  # it loads …
+    assert any("'description' is read as 'ships'" in w.value for w in at.warning)  # … but says what it lost
+
+
 def test_playground_plans_executes_and_answers_a_question_in_place(console) -> None:  # noqa: ANN001
     at = console("playground")
     assert any("nothing runs" in i.value for i in at.info)
