@@ -1,6 +1,6 @@
 """Generality: the rule planner on packs it was not written next to. Prints a table; not a test.
 
-    python benchmarks/bench_generality.py [PACK_DIR ...] [--failures | --unsafe] [--json OUT]
+    python benchmarks/bench_generality.py [PACK_DIR ...] [--failures | --unsafe] [--today DATE] [--json OUT]
 
 `--unsafe` prints only the unsafe cases: all a sealed pack (scored, never read) may show.
 
@@ -22,6 +22,7 @@ import os
 import sys
 import tempfile
 from collections import Counter
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -52,9 +53,12 @@ def failure_kind(diffs: list[str], case: Case, plan: Plan) -> str:
     return {"rule": "choice", "tools": "steps", "edges missing": "steps"}.get(first, first.split(" ")[0])
 
 
-def score_pack(pack: Path, work: Path, show_failures: bool, show_unsafe: bool = False) -> list[dict[str, Any]]:
+def score_pack(pack: Path, work: Path, show_failures: bool, show_unsafe: bool = False,
+               today: date | None = None) -> list[dict[str, Any]]:
     settings = Settings(home=work / pack.name, knowledge=[pack], planner="rules")
     assistant = Assistant.from_settings(settings)
+    if today is not None:  # cases that say "明天" were written on some day: score them as of that day
+        assistant.rules.today = lambda: today
     kn = assistant.knowledge
     rows = []
     try:
@@ -112,12 +116,14 @@ def main() -> None:
                         help="print only the unsafe cases (stderr): what a sealed pack may show")
     parser.add_argument("--kinds", action="store_true",
                         help="also count the failures by kind (no case text: fine for a sealed pack)")
+    parser.add_argument("--today", type=date.fromisoformat,
+                        help="plan as if today were this day (YYYY-MM-DD): the day relative-date cases were written")
     parser.add_argument("--json", type=Path, help="also write the rows as JSON")
     args = parser.parse_args()
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="bench-generality-") as tmp:
         for pack in args.packs or DEFAULT_PACKS:
-            rows.extend(score_pack(pack.resolve(), Path(tmp), args.failures, args.unsafe))
+            rows.extend(score_pack(pack.resolve(), Path(tmp), args.failures, args.unsafe, args.today))
     print(f"{'pack / cases':32} {'n':>4} {'exact':>7} {'status':>7} {'rule':>7} {'args':>7} {'unsafe':>6} "
           f"{'wrongW':>6} {'p50ms':>6} {'p95ms':>6}")
     for r in rows:

@@ -90,6 +90,7 @@ class Candidate:
     presumed_by: str | None = None  # ... or, when a later write makes them, that write
     leaves: int = 0  # clauses of the request (with words the knowledge knows) it knows no word of
     deaf: bool = False  # a part put as a request of its own ("…，帮他开通邮箱") that it knows no word of
+    verb_named: bool = False  # the request starts with the verb its name starts with ("send cmp_1": send_campaign)
     unverbed: bool = False  # the request starts with a verb of change the knowledge knows and it does not ("send …")
     forbidden: list[str] = field(default_factory=list)  # its writes the request says not to do ("don't invoice them")
     elsewhere: bool = False  # the leading verb acts on a thing the knowledge knows, in words it knows none of ("refund the room charge")
@@ -168,10 +169,19 @@ def looked_up(best: Candidate, ranked: list[Candidate]) -> Candidate:
     """A request whose words only ask to see something ("look up a ticket for me") is answered by
     the best plausible read, never by a write its own words did not name (a trigger, a state, a
     near-verbatim example)."""
-    if not best.writes or ((best.intent >= 0 or best.strong) and not best.only_asks):
+    if not best.writes or ((best.intent >= 0 or best.named or (best.strong and not _read_fills(ranked)))
+                           and not best.only_asks):
         return best
     reads = [c for c in ranked if not c.writes and c.score >= ASK_MIN]
     return max(reads, key=lambda c: c.cov, default=best)  # the read that explains the request ("the invoice")
+
+
+def _read_fills(ranked: list[Candidate]) -> bool:
+    """A plausible read asked for in reading words takes every value said and explains the request:
+    "list the drafts in ws_1" lists the drafts (`draft` its own status value), though `draft` is a
+    state a recipe reaches, loosely said."""
+    return any(not c.writes and c.intent > 0 and c.fill >= 1.0 and not c.ignores and c.cov >= 0.99
+               and c.score >= ASK_MIN for c in ranked)
 
 
 def wanted_change(best: Candidate, ranked: list[Candidate]) -> Candidate:
@@ -388,6 +398,14 @@ def _owns(best: Candidate, rivals: list[Candidate]) -> bool:
     return any(f.how == "pattern" and (f.start, f.end) not in theirs for f in best.assignment.values.values())
 
 
+def _verb_owns(best: Candidate, rivals: list[Candidate]) -> bool:
+    """It takes everything it needs, explains the whole request, and the request starts with the verb
+    its name starts with and no plausible rival's does: "send cmp_1" is send_campaign, though a
+    schedule tool knows "send" too (a send time)."""
+    return best.verb_named and best.fill >= 1.0 and best.cov >= 0.99 and not best.ignores \
+        and not any(c.verb_named for c in rivals)
+
+
 def outvalued(best: Candidate, rival: Candidate) -> bool:
     """The request's stated values decide between two close candidates: the best takes them and
     has all it needs, the rival takes none of them and would still have to ask."""
@@ -523,7 +541,7 @@ def _judge(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str
     if clears_bar(best) or (best.strong and best.score >= ASK_MIN):
         if close and not best.strong:
             return Decision("ask", best, [best, *close[:2]], reason="two candidates are close")
-        pinned = (best.pinned or _owns(best, rivals)) and far_ahead(best, rivals)
+        pinned = (best.pinned or _owns(best, rivals) or _verb_owns(best, rivals)) and far_ahead(best, rivals)
         if best.writes and not best.strong and best.mass < WRITE_MASS and not pinned:
             return _unsaid_change(best, rivals)
         # "INV-7 paid yet?" is not "pay INV-7"; "what's our churn rate?" is no request to churn an account

@@ -527,7 +527,7 @@ class Extractor:
             if labelled:  # "名字叫李明", "named Ann Lee", 联系人"王芳": said as the name, before free text around it
                 return Found(name, start, end, "named", CONTEXT + 0.05)
             left = _left_word(text, start)
-            bonus = LEFT_BONUS if left and any(left in s.lefts for s in shapes) else 0.0
+            bonus = LEFT_BONUS if left and any(_left_in(left, s.lefts) for s in shapes) else 0.0
             return Found(name, start, end, "name", NAME + bonus - order)
 
         for sp in spans:  # a name in quotes ("交接给“周敏”", 'to "Ann Lee"'): a name, as sure as one found in the text;
@@ -550,7 +550,8 @@ class Extractor:
         shapes = [self.voc.shapes[k] for k in keys if k in self.voc.shapes]
         implied = [_implied(p) for _, p in slot.params]
         counts = [c for s in spans if (c := _days_from_now(s)) is not None]
-        whole = _dates_with_times(text, spans) if any(_takes_a_time(p) for p in implied) else []
+        whole = _dates_with_times(text, spans) if any(_takes_a_time(p) or _shown_with_time(t, p)
+                                                      for t, p in slot.params) else []
         for span in [*spans, *counts, *whole]:
             if span.kind == "id" and _other_kind(span.text, shapes):
                 continue  # another kind of id than the examples', however it is introduced ("invoice INV-…")
@@ -560,7 +561,7 @@ class Extractor:
             if best <= 0 and not named:
                 continue
             left = _left_word(text, span.start)
-            if left and any(left in s.lefts for s in shapes):
+            if left and any(_left_in(left, s.lefts) for s in shapes):
                 best += LEFT_BONUS
             how = f"span:{span.kind}"
             if named:  # "quantity 0", "数量为2": said for this parameter (in quotes: its very words)
@@ -677,6 +678,7 @@ def _days_from_now(span: Span) -> Span | None:
 
 
 _CLOCK = re.compile(r"\d{1,2}:\d{2}|hh:mm|date-?time", re.I)
+_DATE_AND_CLOCK = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
 _BETWEEN_DATE_AND_TIME = re.compile(r"\s*(?:at|@|,|，)?\s*(?:上午|下午|晚上|早上|中午)?\s*", re.I)
 
 
@@ -688,9 +690,16 @@ def _takes_a_time(param: ParamSpec) -> bool:
         _CLOCK.search(words) and re.search(r"\d{4}-\d{2}-\d{2}|yyyy-mm-dd", words, re.I)))
 
 
+def _shown_with_time(tool: ToolSpec, param: ParamSpec) -> bool:
+    """The tool's examples give this parameter a date with its time ("2026-03-02T09:00:00Z")."""
+    return any(_DATE_AND_CLOCK.match(str(e.extracted_params.get(param.name, ""))) for e in tool.examples)
+
+
 def _dates_with_times(text: str, spans: list[Span]) -> list[Span]:
-    """A date and the time right after it ("tomorrow 3pm", "明天 15:00", "2024-06-26 10:30") as one value."""
-    out = []
+    """A date and the time right after it ("tomorrow 3pm", "明天 15:00", "2024-06-26 10:30") as one value;
+    an ISO date-time ("2026-04-15T14:30:00Z") as written."""
+    out = [Span(d.start, d.end, d.text, "date", d.text, None) for d in spans if d.kind == "date"
+           and _DATE_AND_CLOCK.match(d.text)]
     for d, t in zip(spans, spans[1:], strict=False):
         if d.kind == "date" and t.kind == "time" and _BETWEEN_DATE_AND_TIME.fullmatch(text[d.end:t.start]):
             out.append(Span(d.start, t.end, text[d.start:t.end], "date", f"{d.value} {t.value}", None))
@@ -870,6 +879,13 @@ def _named_after(text: str, end: int, param: ParamSpec) -> bool:
 def _window_before(window: str) -> str:
     """The words before a value without connectors (asked once per value, not per parameter)."""
     return _CONNECTOR.sub("", window).lower()
+
+
+def _left_in(left: str, lefts: set[str]) -> bool:
+    """The word before a value is one the examples put there: in Chinese, a character of it ends the
+    other ("帮我给E1" and an example's "给E2"; 1–2 characters are read, so "我给" against "给")."""
+    return left in lefts or (not left.isascii() and any(
+        not w.isascii() and (left.endswith(w) or w.endswith(left)) for w in lefts))
 
 
 def _left_word(text: str, start: int) -> str | None:

@@ -217,7 +217,7 @@ _DO_ONE_ZH = re.compile(rf"(?:给|替)[^,，。;；]{{0,16}}?({_VERB_BEFORE_GE})
 
 # "can you / could someone / would you mind ...?", "能不能帮我...吗": a request put politely, not a question
 _POLITE = re.compile(r"^\s*(?:please\s+|hey\s+|hi\s+)?(?:can|could|would|will)\s+(?!i\b|we\b)\S+|"
-                     r"^\s*(?:能不能|可不可以|能否|可否|麻烦|请|可以)?\s*帮(?:我|忙|个忙)", re.I)
+                     r"^\s*(?:能不能|可不可以|能否|可否|麻烦|请|可以|能|可)?\s*帮(?:我|忙|个忙)", re.I)
 
 
 def is_polite_request(text: str) -> bool:
@@ -240,7 +240,10 @@ def is_question(text: str) -> bool:
 # A Chinese question needs no question mark: an interrogative word asks ("这台是谁在用", "工号是多少").
 # Not 几 or 什么 alone: "造几笔订单" makes a few, "没什么问题" asks nothing
 # (哪 neither: "属于哪个部还没定" tells what is not known yet)
-_ASKING_WORD_ZH = re.compile(r"是谁|谁(?:在|的|来)|(?:是|有|剩|还剩)多少|多少钱|是什么|什么(?:状态|时候|情况)")
+# A verb asked both ways asks whether ("转没转正", "批没批", "是不是"): not 能不能/可不可 (a polite
+# request) nor 好不好/行不行 (a tag after one)
+_ASKING_WORD_ZH = re.compile(r"是谁|谁(?:在|的|来)|(?:是|有|剩|还剩)多少|多少钱|是什么|(?:什么|啥)(?:状态|时候|情况)|"
+                             r"(?![能可好行])([\u4e00-\u9fff])[没不]\1")
 # ... unless it says "whoever / whatever": 不管是什么原因, 谁来审批都行, 有多少退多少
 _CONCESSIVE = re.compile(r"(?:不管|无论|不论)[^,，。;；]*$")
 _ANY_WILL_DO = re.compile(r"[^,，。;；]{0,6}?(?:都|也)(?:行|可以|可|好|成)|[^,，。;；]{0,2}[退给发补扣][^,，。;；]{0,2}多少")
@@ -271,9 +274,13 @@ _QUESTION_START = re.compile(r"\s*(?:what|what's|whats|how|which|when|who|who's|
 
 
 def only_asks(text: str) -> bool:
-    """An English request every clause of which is a question ("where's SO-1 at? has it shipped or
-    not"): nothing in it asks for a change, however it names a state."""
-    if not inquires(text) or _CJK.search(text):
+    """A request every clause of which is a question ("where's SO-1 at? has it shipped or not",
+    "E1 现在啥状态,转没转正", "E1 转正了吗"): nothing in it asks for a change, however it names a
+    state or a recipe's trigger."""
+    if _CJK.search(text):
+        clauses = [c for c in re.split(r"[,，。;；!！?？]+", text) if _CJK.search(c)]  # (a clause of ids says nothing)
+        return bool(clauses) and all(is_question(c) for c in clauses)
+    if not inquires(text):
         return False
     clauses = [c for c in re.split(r"[?!.;,]+", text) if re.search(r"[A-Za-z]", c)]
     return bool(clauses) and all(_QUESTION_START.match(c) and not _ASKED_AS_REQUEST.match(c) for c in clauses)
@@ -356,6 +363,12 @@ def leading_verb(text: str) -> str | None:
     word = stem(m.group(1).lower()) if m else None
     return word if (word in WRITE_CUES or word in _LEADING_ONLY) and word not in MAKE_CUES and word not in _LIGHT_VERBS \
         else None
+
+
+def first_verb(text: str) -> str | None:
+    """The stem of the word an English imperative starts with, whatever verb it is ("send cmp_1" -> send)."""
+    m = _LEADING.match(text)
+    return stem(m.group(1).lower()) if m and not _CJK.search(text[:m.end()]) else None
 
 
 # Verbs of change only where they lead: "refund for inv_1?" and "the refund on inv_1" ask about one

@@ -50,6 +50,7 @@ from core.planning.lexicon import (
     changes_by_name,
     definite_things,
     destructive,
+    first_verb,
     inquires,
     intent,
     is_question,
@@ -217,6 +218,7 @@ class RulePlanner:
         actions = named_actions(plain_text)
         lead = leading_verb(plain_text)
         lead = lead if lead and self.voc.lexicon.has(lead) else None  # (a verb nothing here knows: `unable`/alien)
+        verb = first_verb(plain_text)
         # the thing it acts on, in words the knowledge knows ("refund the room charge": a charge, not a deposit)
         acted_on = [t for t in self.voc.lexicon.request_tokens(leading_object(self._plain(masked)))
                     if whole_word(t) and self.voc.lexicon.has(t)]
@@ -314,6 +316,7 @@ class RulePlanner:
             c.leaves = sum(not any(knows(key, t) for t in clause) for clause in clauses)
             c.deaf = any(not any(knows(key, t) for t in part) for part in asked)
             c.unverbed = lead is not None and not knows(key, lead)
+            c.verb_named = verb is not None and name_stems(name)[:1] == [verb]
             c.elsewhere = bool(acted_on) and not any(knows(key, t) for t in acted_on)
             c.forbidden = [t for t in ([s.tool_name for s in c.plan.running()] if c.plan else [])
                            if self._writes("tool", t) and dont.intersection(name_stems(t))]

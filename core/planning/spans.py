@@ -43,6 +43,7 @@ URL = re.compile(r"(?i)\b(?:https?|ftp)://[^\s<>\"'，。]+")
 QUOTED = re.compile(r"\"([^\"\n]{1,200})\"|“([^”\n]{1,200})”|「([^」\n]{1,200})」|『([^』\n]{1,200})』|"
                     r"(?<![A-Za-z0-9])'([^'\n]{1,200})'(?![A-Za-z0-9])|‘([^’\n]{1,200})’")
 ISO_DATE = re.compile(r"(?<!\d)(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)")
+ISO_CLOCK = re.compile(r"T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?(?![\w:])")  # after an ISO date
 CN_DATE = re.compile(r"(?:(\d{4})年)?(\d{1,2})月(\d{1,2})[日号]")
 MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m} | {
     m.lower(): i for i, m in enumerate(calendar.month_abbr) if m} | {"sept": 9}
@@ -168,7 +169,9 @@ def _dates(text: str, today: date) -> list[Span]:
     out: list[Span] = []
     for m in ISO_DATE.finditer(text):
         if d := _safe_date(int(m[1]), int(m[2]), int(m[3])):
-            out.append(Span(m.start(), m.end(), m[0], "date", d.isoformat()))
+            # "2026-04-15T14:30:00Z" is one value: its date, and (for a parameter that takes a time) all of it
+            end = m.end() + (len(t[0]) if (t := ISO_CLOCK.match(text, m.end())) else 0)
+            out.append(Span(m.start(), end, text[m.start():end], "date", d.isoformat()))
     for m in CN_DATE.finditer(text):
         if d := _safe_date(int(m[1]) if m[1] else today.year, int(m[2]), int(m[3])):
             out.append(Span(m.start(), m.end(), m[0], "date", d.isoformat()))
