@@ -398,6 +398,15 @@ def _owns(best: Candidate, rivals: list[Candidate]) -> bool:
     return any(f.how == "pattern" and (f.start, f.end) not in theirs for f in best.assignment.values.values())
 
 
+def _beside_the_point(best: Candidate) -> bool:
+    """A write the request says nothing of in its own words — no word of its name or examples, no
+    example near, no value of its enums — while the request speaks of something nothing here knows:
+    "帮我开一下 E1 的 VPN 权限" is no handover, though a handover lists 权限 among what it hands over."""
+    told = best.assignment.values.values() if best.assignment else []
+    return not best.strong and best.core <= 0 and best.lex < LONE_LEX + 0.1 and best.alien > 0 \
+        and not any(f.how == "enum" for f in told)
+
+
 def _verb_owns(best: Candidate, rivals: list[Candidate]) -> bool:
     """It takes everything it needs, explains the whole request, and the request starts with the verb
     its name starts with and no plausible rival's does: "send cmp_1" is send_campaign, though a
@@ -543,6 +552,8 @@ def _judge(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str
             return Decision("ask", best, [best, *close[:2]], reason="two candidates are close")
         pinned = (best.pinned or _owns(best, rivals) or _verb_owns(best, rivals)) and far_ahead(best, rivals)
         if best.writes and not best.strong and best.mass < WRITE_MASS and not pinned:
+            return _unsaid_change(best, rivals)
+        if best.writes and _beside_the_point(best):
             return _unsaid_change(best, rivals)
         # "INV-7 paid yet?" is not "pay INV-7"; "what's our churn rate?" is no request to churn an account
         if best.writes and best.asks and best.intent < 0 and not (best.named if best.inquires else best.strong):

@@ -96,3 +96,13 @@ def test_a_date_time_parameter_gets_the_whole_date_time(mailhub: Assistant) -> N
     assert args(p, "schedule_campaign")["send_at"] == "2026-04-15T14:30:00Z"
     p = plan(mailhub, "schedule cmp_40588 for 2026-04-15 at 9am")  # the examples show a time: with it
     assert args(p, "schedule_campaign")["send_at"] == "2026-04-15 09:00"
+
+
+# --- a write the request says nothing of in its own words ---------------------------------------------------
+
+def test_a_write_that_only_shares_a_listed_word_is_not_run(yidong: Assistant) -> None:
+    """The handover tool lists 权限 among what it hands over; "open E1's VPN access" is no handover."""
+    p = plan(yidong, "帮我开一下 E20260009 的 VPN 权限")
+    assert p.status == "no_match" and not writes(yidong, p)
+    p = plan(yidong, "E20260009 的权限交接一下")  # holds: said in the handover's own words
+    assert p.status == "planned" and tools(p) == ["create_handover"]
