@@ -28,7 +28,14 @@ from core.planning.names import looks_like_name, person_names, takes_person
 from core.planning.spans import EN_NUMBER_WORDS, Span, with_arabic_numerals
 from core.planning.text import cn_number
 from core.planning.typed import MISSING, explain, is_typed, validate
-from core.planning.vocabulary import Vocabulary, candidate_key, id_prefix, signature, without_examples
+from core.planning.vocabulary import (
+    RIGHT_WORD,
+    Vocabulary,
+    candidate_key,
+    id_prefix,
+    signature,
+    without_examples,
+)
 
 SlotKind = Literal["input", "carried", "defaults", "unmapped"]
 
@@ -42,7 +49,8 @@ NEGATIONS_EN = frozenset({"no", "not", "don't", "dont", "without", "non", "never
 _BOOL_STRIP = re.compile(r"^(?:是否|要不要|是不是|whether(?: to)?|if|is|has|use)\s*|[(（].*?[)）]|\s*[?？]$", re.I)
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
 _NUMERIC_DATE = re.compile(r"[\d\s./:：年月日号-]+")
-IMPLIED_FORMAT = (("email", "email"), ("mail", "email"), ("date", "date"), ("url", "uri"), ("uri", "uri"))
+IMPLIED_FORMAT = (("email", "email"), ("mail", "email"), ("date", "date"), ("url", "uri"), ("uri", "uri"),
+                  ("domain", "hostname"), ("hostname", "hostname"))
 
 
 @dataclass
@@ -557,7 +565,8 @@ class Extractor:
                 continue  # another kind of id than the examples', however it is introduced ("invoice INV-…")
             best = max((self._affinity(span, p, shapes) for p in implied), default=0.0)
             named = any(_kind_fits(span, p) and (_named_before(text, span.start, p) or (
-                span.kind in ("number", "amount") and _named_after(text, span.end, p))) for _, p in slot.params)
+                span.kind in ("number", "amount") and _named_after(text, span.end, p))) for _, p in slot.params) \
+                or (span.kind == "number" and span.unit is None and _counted_as_taught(text, span.end, shapes))
             if best <= 0 and not named:
                 continue
             left = _left_word(text, span.start)
@@ -584,7 +593,8 @@ class Extractor:
 
 def _formatted(span: Span, param: ParamSpec, extra: dict[str, Any], learned: bool, shapes: list[Any]) -> float:
     fmt = extra.get("format")
-    fits = {"email": fmt == "email", "url": fmt in ("uri", "url", "iri"), "date": fmt in ("date", "date-time")}
+    fits = {"email": fmt == "email", "url": fmt in ("uri", "url", "iri", "hostname", "idn-hostname"),
+            "date": fmt in ("date", "date-time")}
     return SHAPED if learned else DECLARED if fits[span.kind] else 0.0
 
 
@@ -879,6 +889,13 @@ def _named_after(text: str, end: int, param: ParamSpec) -> bool:
 def _window_before(window: str) -> str:
     """The words before a value without connectors (asked once per value, not per parameter)."""
     return _CONNECTOR.sub("", window).lower()
+
+
+def _counted_as_taught(text: str, end: int, shapes: list[Any]) -> bool:
+    """A number followed by the word the examples put after this parameter's number ("250 contacts"
+    where an example says "load 500 contacts"): said for it."""
+    m = RIGHT_WORD.match(text[end:end + 24])
+    return bool(m) and any(m.group(1).lower() in s.rights for s in shapes)
 
 
 def _left_in(left: str, lefts: set[str]) -> bool:

@@ -40,6 +40,12 @@ _B = r"(?<![A-Za-z0-9_])"  # ASCII token boundaries that also work beside CJK te
 _E = r"(?![A-Za-z0-9_])"
 EMAIL = re.compile(_B + r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
 URL = re.compile(r"(?i)\b(?:https?|ftp)://[^\s<>\"'，。]+")
+# A bare host name ("promo.acme-test.io", "news.bloomflorists.com"): a "url" value without a scheme.
+# Lower case, and a top-level domain people use (not "report.pdf", "v1.2", "Node.js" or "e.g.").
+DOMAIN = re.compile(r"(?<![\w@./-])((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+"
+                    r"(?:com|net|org|io|co|ai|app|dev|cloud|edu|gov|info|biz|me|tv|us|uk|de|cn|jp|fr|eu|in|au|ca|"
+                    r"nl|se|ch|es|it|br|xyz|site|online|tech|store|shop|cc|ly|gg|sh|so|test|local|internal|example|"
+                    r"invalid|localhost))(?![\w@-]|\.[a-z0-9])")
 QUOTED = re.compile(r"\"([^\"\n]{1,200})\"|“([^”\n]{1,200})”|「([^」\n]{1,200})」|『([^』\n]{1,200})』|"
                     r"(?<![A-Za-z0-9])'([^'\n]{1,200})'(?![A-Za-z0-9])|‘([^’\n]{1,200})’")
 ISO_DATE = re.compile(r"(?<!\d)(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)")
@@ -356,7 +362,8 @@ def find_spans(text: str, today: date) -> list[Span]:
     """Every typed value the text states, left to right, no two overlapping."""
     found: dict[Kind, list[Span]] = {
         "email": [Span(m.start(), m.end(), m[0], "email", m[0]) for m in EMAIL.finditer(text)],
-        "url": [Span(m.start(), m.end(), m[0].rstrip(".,;)"), "url", m[0].rstrip(".,;)")) for m in URL.finditer(text)],
+        "url": [Span(m.start(), m.end(), m[0].rstrip(".,;)"), "url", m[0].rstrip(".,;)")) for m in URL.finditer(text)]
+        + [Span(m.start(), m.end(), m[0], "url", m[0]) for m in DOMAIN.finditer(text)],
         "quoted": [Span(m.start(), m.end(), m[0], "quoted", next(g for g in m.groups() if g is not None).strip())
                    for m in QUOTED.finditer(text)],
         "date": _dates(text, today),

@@ -33,6 +33,17 @@ def _uri(value: object) -> bool:
     return bool(parsed.scheme and (parsed.netloc or parsed.path))
 
 
+_HOST_LABEL = regex.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)")
+
+
+@_FORMATS.checks("hostname", raises=ValueError)
+def _hostname(value: object) -> bool:  # (jsonschema checks it only with an optional package)
+    if not isinstance(value, str):
+        return True
+    labels = value.rstrip(".").split(".")
+    return len(value) <= 253 and len(labels) >= 2 and all(_HOST_LABEL.fullmatch(label) for label in labels)
+
+
 @_FORMATS.checks("email", raises=ValueError)
 def _email(value: object) -> bool:  # jsonschema's own check only looks for an "@"
     if not isinstance(value, str):

@@ -44,6 +44,8 @@ _CJK = r"[\u3400-\u9fff]"
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
 # Examples are read with a fixed "today": only the shape of their values matters here.
 _EXAMPLE_DAY = date(2024, 1, 1)
+# the word after a number: not "SKU" of SKU-1 (another value); in Chinese the next one or two characters
+RIGHT_WORD = re.compile(r"\s*([A-Za-z]{3,}(?![\w-])|[\u3400-\u9fff]{1,2})")
 _LEFT_WORD = re.compile(r"([A-Za-z]+|[\u3400-\u9fff]{1,2})[\s:：=#]*$")
 
 
@@ -58,6 +60,7 @@ class Shape:
     kinds: set[tuple[str, str | None]] = field(default_factory=set)
     signatures: set[str] = field(default_factory=set)  # "O100000001" -> "A9": letters, digits, separators
     lefts: set[str] = field(default_factory=set)
+    rights: set[str] = field(default_factory=set)  # the word right after a number ("500 contacts")
     digits: bool | None = None  # whether the example values hold digits (ids do; names do not)
     digit_lengths: set[int] = field(default_factory=set)  # lengths of the example values that are bare digits
     prefixes: set[str] = field(default_factory=set)  # the letters ids start with ("MB" of MB-1001), upper-cased
@@ -85,6 +88,10 @@ class Shape:
             m = _LEFT_WORD.search(query[:pos])
             if m:
                 self.lefts.add(m.group(1).lower())
+        if isinstance(raw, int | float) and (at := query.find(value)) >= 0:
+            m = RIGHT_WORD.match(query, at + len(value))
+            if m and not query[at + len(value):at + len(value) + 1].isdigit():
+                self.rights.add(m.group(1).lower())
 
 
 def _captures(pattern: Any, run: str) -> bool:

@@ -106,3 +106,30 @@ def test_a_write_that_only_shares_a_listed_word_is_not_run(yidong: Assistant) ->
     assert p.status == "no_match" and not writes(yidong, p)
     p = plan(yidong, "E20260009 的权限交接一下")  # holds: said in the handover's own words
     assert p.status == "planned" and tools(p) == ["create_handover"]
+
+
+# --- a number named by the word the examples put after it; host names -----------------------------------
+
+def test_a_number_followed_by_the_examples_word_for_it_is_that_count(mailhub: Assistant) -> None:
+    p = plan(mailhub, "scheduled campaign on dev pls, 250 contacts is enough")  # "load 500 contacts into …"
+    assert p.rule == "campaign_lifecycle" and args(p, "import_contacts")["count"] == 250
+
+
+def test_the_word_after_a_number_that_starts_an_id_names_nothing(shelfy: Assistant) -> None:
+    """Holds: "adjust +5 SKU-20931" teaches no "SKU" after a quantity — "write off 2 SKU-…" may be −2."""
+    p = plan(shelfy, "write off 2 SKU-20931 in B-03-11, crushed on the rack")
+    assert p.status == "needs_input" and "quantity" in p.missing
+
+
+def test_a_bare_host_name_is_a_value() -> None:
+    spans = find_spans("mail ann@acme.io about news.testco.io, report.pdf, v1.2.3 and Node.js", TODAY)
+    assert [(s.kind, s.text) for s in spans if s.kind in ("email", "url")] == [
+        ("email", "ann@acme.io"), ("url", "news.testco.io")]
+
+
+def test_a_sending_domain_said_bare_is_the_domain(mailhub: Assistant) -> None:
+    p = plan(mailhub, "ws_k4l5z needs a sending domain where verification failed, use bad.acme-test.io")
+    assert p.status == "planned" and p.rule == "failed_domain_verification"
+    assert args(p, "add_sending_domain")["domain"] == "bad.acme-test.io"
+    p = plan(mailhub, "on the sandbox, I need news.testco.io sitting in pending verification")
+    assert p.rule == "sending_domain_setup" and args(p, "add_sending_domain")["domain"] == "news.testco.io"
