@@ -44,7 +44,7 @@ URL = re.compile(r"(?i)\b(?:https?|ftp)://[^\s<>\"'，。]+")
 # Lower case, and a top-level domain people use (not "report.pdf", "v1.2", "Node.js" or "e.g.").
 DOMAIN = re.compile(r"(?<![\w@./-])((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+"
                     r"(?:com|net|org|io|co|ai|app|dev|cloud|edu|gov|info|biz|me|tv|us|uk|de|cn|jp|fr|eu|in|au|ca|"
-                    r"nl|se|ch|es|it|br|xyz|site|online|tech|store|shop|cc|ly|gg|sh|so|test|local|internal|example|"
+                    r"nl|se|ch|es|it|br|xyz|site|online|tech|store|cc|ly|gg|sh|so|test|local|internal|example|"
                     r"invalid|localhost))(?![\w@-]|\.[a-z0-9])")
 QUOTED = re.compile(r"\"([^\"\n]{1,200})\"|“([^”\n]{1,200})”|「([^」\n]{1,200})」|『([^』\n]{1,200})』|"
                     r"(?<![A-Za-z0-9])'([^'\n]{1,200})'(?![A-Za-z0-9])|‘([^’\n]{1,200})’")
