@@ -55,6 +55,7 @@ COV_MIN = 0.34      # most of the request unexplained by the best candidate: not
 WRITE_MASS = 0.5    # a write needs a telling word of its own (or a trigger, state, near-verbatim example)
 ALIEN_ASIDE = 0.2  # a weak write for a request a fifth of whose words nothing knows is about something else
 LEX_LEAD = 0.15     # tolerance: a step whose example is no more than this further from the request than the recipe's
+CORE_LEAD = 0.15   # a recipe's own words say this much more of the request than its first step's do
 LONE_LEX = 0.4      # a lone weak reading asks for its values only when an example of it is this near
 PINNED_MARGIN = 1.0  # ... or inputs pinned by the request, with every unrelated rival far behind (e ≈ 2.7×)
 
@@ -235,6 +236,19 @@ def named_recipe(best: Candidate, ranked: list[Candidate], steps_of: dict[str, s
     return next((c for c in ranked if related(best, c, steps_of) and c.trigger >= 1.0 and c.fill >= best.fill
                  and len(c.ignores) <= len(best.ignores) and clears_bar(c)
                  and _goes_on_from(c, best.name)), best)
+
+
+def said_as_recipe(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str]]) -> Candidate:
+    """A tool whose recipe starts with it and goes on, when the recipe's own words (its name, triggers,
+    examples) say more of the request than the tool's do: "UAT 给 E10099 请个调休,明天,一天" is the
+    leave application the pack wrote (submit, then approve), not the submission alone — the spec plans
+    a tool alone when no rule matches. Only where the recipe takes as much and needs no more."""
+    if best.kind != "tool" or best.named or best.plan is None:
+        return best
+    return next((c for c in ranked if related(best, c, steps_of) and _goes_on_from(c, best.name)
+                 and c.core > best.core + CORE_LEAD and c.cov >= best.cov - 1e-9 and c.fill >= best.fill
+                 and len(c.ignores) <= len(best.ignores) and c.plan is not None
+                 and len(c.plan.missing) <= len(best.plan.missing) and c.score >= ASK_MIN), best)
 
 
 def without_lookup(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str]]) -> Candidate:
@@ -473,6 +487,7 @@ def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decisi
         return Decision("no_match", None, reason=f"nothing here does {', '.join(words)}" if words else "no candidate")
     best = wanted_change(looked_up(least_action(unrun(ranked[0], ranked), ranked, steps_of), ranked), ranked)
     best = named_recipe(sufficient(fuller(best, ranked, steps_of), ranked, steps_of), ranked, steps_of)
+    best = said_as_recipe(best, ranked, steps_of)
     best = without_lookup(covering(explaining(fitter(best, ranked), ranked), ranked, steps_of), ranked, steps_of)
     presumed, best = best, existing(best, ranked, steps_of)
     if best is not presumed and best.plan is not None and best.plan.missing:

@@ -133,3 +133,18 @@ def test_a_sending_domain_said_bare_is_the_domain(mailhub: Assistant) -> None:
     assert args(p, "add_sending_domain")["domain"] == "bad.acme-test.io"
     p = plan(mailhub, "on the sandbox, I need news.testco.io sitting in pending verification")
     assert p.rule == "sending_domain_setup" and args(p, "add_sending_domain")["domain"] == "news.testco.io"
+
+
+# --- a recipe said in its own words is the recipe, not its first step ------------------------------------------
+
+def test_a_request_in_the_recipes_own_words_is_the_recipe(rensha: Assistant, clinic: Assistant) -> None:
+    p = plan(rensha, "UAT 给 E10099 请个调休,明天,一天")
+    assert p.rule == "leave_application" and tools(p) == ["submit_leave_request", "approve_leave"]
+    p = plan(clinic, "在测试环境给P202400123预约明天的心电图")
+    assert p.rule == "exam_appointment" and tools(p) == ["book_exam", "pay_bill"]
+
+
+def test_a_request_in_the_tools_words_stays_the_tool(saasdesk: Assistant) -> None:
+    """Holds: the escalation recipe starts with the assignment, but says no more of this request."""
+    p = plan(saasdesk, "hand TCK-77120 over to li.wei@ourco.com")
+    assert p.status == "planned" and tools(p) == ["assign_ticket"]
