@@ -325,7 +325,7 @@ def named_actions(text: str) -> list[tuple[str, int]]:
 # the recipe stops before the step that does it.
 # Only "not yet" (还没, 尚未, 先别, "not … yet", "hasn't been …"): a plain "don't"/不要/别 says how to do
 # what is asked ("don't pack it in a large box", "不要重复建学生"), not where to stop.
-_NOT_YET_ZH = re.compile(r"(?:还没有?|尚未|还未|先别|先不|暂不)\s*([\u4e00-\u9fff]{1,2})")
+_NOT_YET_ZH = re.compile(r"(?:还没有?|尚未|还未|先别|先不要?|先不用|暂不|暂时不要?|暂时别)\s*([\u4e00-\u9fff]{1,2})")
 _NOT_YET_EN = re.compile(r"\b(?:(?:not|n't)\s+(?:been\s+|be\s+)?([a-z]+)\s+yet|not\s+yet\s+(?:been\s+)?([a-z]+)|"
                          r"(?:hasn't|haven't|has\s+not|have\s+not)\s+(?:been\s+|yet\s+)?([a-z]+ed))\b", re.I)
 _NOT_YET_FILLER_ZH = frozenset("问题 关系 事 必要 着急 急".split())

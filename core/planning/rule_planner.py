@@ -839,8 +839,9 @@ class RulePlanner:
 
     def _not_done(self, rule: RuleSpec, text: str, keep: set[StepId]) -> StepId | None:
         """The first step (not the first of the recipe) that does what the request says has not
-        happened: "报了重修但重修费还没交" stops before paying, "批了就行,先别缴费" before the payment."""
-        verbs = not_yet(text)
+        happened, or is not to be done: "报了重修但重修费还没交" stops before paying, "批了就行,先别缴费"
+        before the payment, "coupon …, just submit it for now, don't activate" before activating."""
+        verbs = not_yet(text) + told_not_to(text)
         if not verbs:
             return None
         for spec in rule.dag_definition[1:]:

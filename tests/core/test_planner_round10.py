@@ -148,3 +148,14 @@ def test_a_request_in_the_tools_words_stays_the_tool(saasdesk: Assistant) -> Non
     """Holds: the escalation recipe starts with the assignment, but says no more of this request."""
     p = plan(saasdesk, "hand TCK-77120 over to li.wei@ourco.com")
     assert p.status == "planned" and tools(p) == ["assign_ticket"]
+
+
+# --- a step the request says not to do yet --------------------------------------------------------------------
+
+def test_a_step_said_not_to_be_done_ends_the_recipe_before_it(kuajing: Assistant) -> None:
+    p = plan(kuajing, "建个listing先不要上架哈, SKU SZ-FAN-220V, 39.99 USD")  # 先不要: not yet
+    assert p.status == "planned" and tools(p) == ["create_listing"]
+    assert args(p, "create_listing")["sku"] == "SZ-FAN-220V"
+    p = plan(kuajing, "coupon for B0D1Q6V8YM, 15% off, just submit it for now, don't activate")
+    assert p.status == "planned" and tools(p) == ["create_coupon"]  # was "which one?" offering it alone
+    assert args(p, "create_coupon")["discount_value"] == 15
