@@ -170,19 +170,25 @@ def looked_up(best: Candidate, ranked: list[Candidate]) -> Candidate:
     """A request whose words only ask to see something ("look up a ticket for me") is answered by
     the best plausible read, never by a write its own words did not name (a trigger, a state, a
     near-verbatim example)."""
-    if not best.writes or ((best.intent >= 0 or best.named or (best.strong and not _read_fills(ranked)))
+    if not best.writes or ((best.intent >= 0 or (best.strong and not _read_fills(ranked, best.named)))
                            and not best.only_asks):
         return best
     reads = [c for c in ranked if not c.writes and c.score >= ASK_MIN]
     return max(reads, key=lambda c: c.cov, default=best)  # the read that explains the request ("the invoice")
 
 
-def _read_fills(ranked: list[Candidate]) -> bool:
+def _read_fills(ranked: list[Candidate], named: bool = False) -> bool:
     """A plausible read asked for in reading words takes every value said and explains the request:
     "list the drafts in ws_1" lists the drafts (`draft` its own status value), though `draft` is a
-    state a recipe reaches, loosely said."""
+    state a recipe reaches, loosely said. Against a write named as written ("show me the last 10
+    sent campaigns": `sent` is a state the recipe reaches), only a read named as written as well, or
+    one that takes a word said as the value of its own enum (`sent`, the status it lists by)."""
     return any(not c.writes and c.intent > 0 and c.fill >= 1.0 and not c.ignores and c.cov >= 0.99
-               and c.score >= ASK_MIN for c in ranked)
+               and c.score >= ASK_MIN and (not named or c.named or _filters(c)) for c in ranked)
+
+
+def _filters(c: Candidate) -> bool:
+    return c.assignment is not None and any(f.how == "enum" for f in c.assignment.values.values())
 
 
 def wanted_change(best: Candidate, ranked: list[Candidate]) -> Candidate:

@@ -48,6 +48,8 @@ NEGATIONS_ZH = "不没无别非免勿"
 NEGATIONS_EN = frozenset({"no", "not", "don't", "dont", "without", "non", "never", "skip", "w/o"})
 _BOOL_STRIP = re.compile(r"^(?:是否|要不要|是不是|whether(?: to)?|if|is|has|use)\s*|[(（].*?[)）]|\s*[?？]$", re.I)
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
+# What follows a person's name before the verb, not part of it ("刘洋要借调", "张伟想请假", "李娜也要")
+_AFTER_A_NAME_ZH = "要想需得将会该也都就还又再已"
 _NUMERIC_DATE = re.compile(r"[\d\s./:：年月日号-]+")
 IMPLIED_FORMAT = (("email", "email"), ("mail", "email"), ("date", "date"), ("url", "uri"), ("uri", "uri"),
                   ("domain", "hostname"), ("hostname", "hostname"))
@@ -409,6 +411,9 @@ class Extractor:
                     continue
                 if _other_kind(raw, shapes):
                     continue  # "invoice INV-2024-0031" where the examples' invoices are in_1PqR8sK2
+                if person and _CJK_RUN.fullmatch(raw):
+                    while len(raw) > 2 and raw[-1] in _AFTER_A_NAME_ZH:  # "刘洋要借调": 刘洋, who is to go
+                        raw, end = raw[:-1], end - 1
                 if _CJK_RUN.fullmatch(raw) and (self._pack_word_edge(raw) or
                                                 (person and not looks_like_name(raw, said_as_name=True))):
                     continue  # "入职研发" is the pack's words, not a new hire's name
@@ -564,7 +569,9 @@ class Extractor:
             if span.kind == "id" and _other_kind(span.text, shapes):
                 continue  # another kind of id than the examples', however it is introduced ("invoice INV-…")
             best = max((self._affinity(span, p, shapes) for p in implied), default=0.0)
-            named = any(_kind_fits(span, p) and (_named_before(text, span.start, p) or (
+            set_to = span.kind in ("number", "amount") and any(
+                _kind_fits(span, p) and _set_to(text, span.start, p) for _, p in slot.params)
+            named = set_to or any(_kind_fits(span, p) and (_named_before(text, span.start, p) or (
                 span.kind in ("number", "amount") and _named_after(text, span.end, p))) for _, p in slot.params) \
                 or (span.kind == "number" and span.unit is None and _counted_as_taught(text, span.end, shapes))
             if best <= 0 and not named:
@@ -574,7 +581,7 @@ class Extractor:
                 best += LEFT_BONUS
             how = f"span:{span.kind}"
             if named:  # "quantity 0", "数量为2": said for this parameter (in quotes: its very words)
-                best, how = max(best, CONTEXT + (0.05 if span.kind == "quoted" else 0.0)), "named"
+                best, how = max(best, CONTEXT + (0.05 if span.kind == "quoted" else 0.1 if set_to else 0.0)), "named"
             if span in whole:
                 best += 0.05  # "tomorrow 3pm" says more of this value than "tomorrow" does
             out.append(Found(_as_fraction(span, implied), span.start, span.end, how, best))
@@ -874,6 +881,23 @@ def _named_before(text: str, start: int, param: ParamSpec) -> bool:
     """Whether the words right before a value name this parameter ("quantity 0", "数量为2")."""
     window = _window_before(text[max(0, start - 24):start])
     return bool(window) and window.endswith(_param_names(param.name, param.description or ""))
+
+
+def _set_to(text: str, start: int, param: ParamSpec) -> bool:
+    """"set the contact limit of ws_1 to 50000", "把月薪改成22000": the parameter named earlier in the
+    clause, and the number the value it is set to (a seat limit beside it is not named there)."""
+    before = text[max(0, start - 64):start]
+    before = before[max(before.rfind(c) for c in ",;，；。\n") + 1:]
+    to = _SET_TO.search(before)
+    if to is None:
+        return False
+    said = before[:to.start()].lower()
+    whole = {name_words(param.name).lower(), param.name.lower()}  # its whole name: "limit" names no seat limit
+    return any((n in said if not n.isascii() else re.search(rf"\b{re.escape(n)}\b", said) is not None)
+               for n in _param_names(param.name, param.description or "") if n in whole or not n.isascii())
+
+
+_SET_TO = re.compile(r"(?:\bto|=|为|改成|改为|调到|调成|调为|设为|设成|设置为)\s*$", re.I)
 
 
 def _named_after(text: str, end: int, param: ParamSpec) -> bool:

@@ -369,12 +369,16 @@ class RulePlanner:
         clauses = [(m.start(), m.end()) for m in _CLAUSE.finditer(text)]
         lexicon = self.voc.lexicon
         for c in candidates:
-            taken = {signature(str(f.value)) for f in (c.assignment.values.values() if c.assignment else [])}
+            found = list(c.assignment.values.values()) if c.assignment else []
+            taken = {signature(str(f.value)) for f in found}
 
-            def context(s: Span, c: Candidate = c, taken: set[str] = taken) -> bool:
+            def context(s: Span, c: Candidate = c, taken: set[str] = taken, found: list[Found] = found) -> bool:
                 start = next((a for a, b in clauses if a <= s.start < b), s.start)
                 if s.kind in ("number", "date", "time") and _CAUSE.search(text[start:s.start]):
                     return True  # the why ("… bc of the outage tuesday"), not what to act on
+                if any(f.start >= s.end and _FROM_TO.fullmatch(text[s.end:f.start]) and f.start - s.end < 12
+                       and signature(str(f.value)) == signature(s.text) for f in found):
+                    return True  # what it is now, said before what it is to be ("P5 升 P6", "from 3 to 5")
                 if s not in untaken:
                     return False
                 if any(a <= s.start and s.end <= b for a, b in asides):
@@ -696,6 +700,15 @@ class RulePlanner:
     def _plan_tool(self, tool: ToolSpec, env: str | None, known: dict[str, Any], refused: dict[str, str]) -> Plan:
         missing: list[str] = []
         args, sources = self._arguments(tool, {}, {}, env, known, refused, None, missing)
+        if not missing and tool.side_effects and name_stems(tool.tool_name)[:1] and \
+                name_stems(tool.tool_name)[0] in _SETTERS:
+            # a setter told nothing to set ("bump the contact limit on ws_1": to what?) asks for it; run,
+            # it would change nothing, or reset what it was not told ("leave a value out to keep it")
+            # (only a setter whose required inputs just say which thing: every change it makes is optional)
+            unset = [p.name for p in tool.parameters if not p.required and p.default is None and p.name not in args]
+            if unset and not any(p.name in args for p in tool.parameters if not p.required and p.default is None) \
+                    and all(_NAMES_A_THING.search(p.name) for p in tool.parameters if p.required):
+                missing = unset
         step = PlanStep(step_id=1, tool_name=tool.tool_name, arguments=args, description=tool.description,
                         sources=sources)  # type: ignore[arg-type]
         plan = Plan(status="planned", tool=tool.tool_name, environment=env, steps=[step], pack=tool.pack, known=known)
@@ -840,13 +853,20 @@ class RulePlanner:
     def _not_done(self, rule: RuleSpec, text: str, keep: set[StepId]) -> StepId | None:
         """The first step (not the first of the recipe) that does what the request says has not
         happened, or is not to be done: "报了重修但重修费还没交" stops before paying, "批了就行,先别缴费"
-        before the payment, "coupon …, just submit it for now, don't activate" before activating."""
-        verbs = not_yet(text) + told_not_to(text)
-        if not verbs:
+        before the payment, "coupon …, just submit it for now, don't activate" before activating — a
+        "don't" only by the step's own name, and only the step right after the first: what is left is
+        then the first step, not steps before the one refused that nobody asked for ("create a tenant,
+        don't invoice them" is no paid subscription; it is asked about)."""
+        verbs = not_yet(text)
+        refused = told_not_to(text)
+        if not verbs and not refused:
             return None
+        first = next((s.step_id for s in rule.dag_definition if s.step_id in keep), None)
         for spec in rule.dag_definition[1:]:
             if spec.step_id not in keep:
                 continue
+            if refused and spec.dependencies == [first] and set(refused) & set(name_stems(spec.tool_name)):
+                return spec.step_id
             states = spec.reaches_state.words if spec.reaches_state else []
             # (a state says what is done, not what it awaits or what is under way: 休学待审批 and
             # 休学审批中 are no approval)
@@ -934,6 +954,10 @@ def _value_part(span: Span) -> tuple[int, int]:
 
 
 _CJK_PAIR = re.compile(r"[\u3400-\u9fff]{2}")
+_NAMES_A_THING = re.compile(r"(?i)(?:^|_)(?:id|no|number|code|key|ref|uuid|slug)$|编号|号$")
+_SETTERS = frozenset(stem(w) for w in "set update change edit modify override adjust configure patch".split())
+# Between what a thing is and what it is to be: "P5 升 P6", "basic → pro", "3 to 5 seats", "从5天改成3天"
+_FROM_TO = re.compile(r"\s*(?:升到?|升为|升至|到|至|改成|改为|调到|调为|调成|变成|换成|转为|->|→|=>|to|into)\s*", re.I)
 _CAUSE = re.compile(r"\b(?:bc|b/c|[Bb]ecause|cuz|due to)\b|因为|由于")  # (not "BC", a province or an id)
 _CLAUSE = re.compile(r"[^,，。;；!！?？\n]+")  # a clause: the text between punctuation
 # Where one part of a request ends and another begins: punctuation, and the words that add a second

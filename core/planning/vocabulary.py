@@ -334,6 +334,7 @@ class Vocabulary:
     lexicon: Lexicon = field(default_factory=lambda: Lexicon({}))
     core: Lexicon = field(default_factory=lambda: Lexicon({}))  # names, triggers and examples only
     own_text: str = ""  # the packs' wording (values masked), lower-cased: never a value itself
+    base_text: str = ""  # the same outside the examples (names, descriptions, triggers, states, enum words)
     # (tool|rule, name) -> the values the pack itself gives a free-text parameter: its examples' values
     # and the ones its description lists ("用人部门,如 技术部、数据部、市场部")
     known_values: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict)
@@ -343,7 +344,7 @@ class Vocabulary:
         voc = cls(kn)
         texts: dict[str, list[str]] = {}
         core: dict[str, list[str]] = {}
-        base = _wording(kn)
+        base = voc.base_text = _wording(kn)
         for pack in kn.packs.values():
             voc.environments[pack.name] = [
                 (phrase_pattern(w), w, env) for env, spec in pack.environments.items() for w in [env, *spec.aliases]
@@ -489,7 +490,16 @@ class Vocabulary:
         only where the knowledge has such ids: a string parameter's examples are bare digits of its
         length (商品123456), or one of its patterns captures the run."""
         return [s for s in find_spans(text, today) if not (s.kind == "id" and (
-            (s.text.isdigit() and not self._digit_id(s.text)) or self._word_like(s.text)))]
+            (s.text.isdigit() and not self._digit_id(s.text)) or self._word_like(s.text)))
+            and not (s.kind == "number" and self._numeral_word(text, s))]
+
+    def _numeral_word(self, text: str, span: Span) -> bool:
+        """A number written in Chinese numerals that begins a word of the pack's own ("二次销售" where a
+        synonym says 可二次销售; "一次性"): vocabulary, not a count. (Not the examples' words: "加二十积分"
+        in an example is a count of points.)"""
+        window = text[span.start:span.end + 2]
+        return not any(c.isdigit() for c in span.text) and len(window) >= 4 \
+            and bool(re.fullmatch(f"{_CJK}+", window)) and window in self.base_text
 
     def _word_like(self, token: str) -> bool:
         """An "id" that is a word of the pack's own wording (soc2, 2FA, k8s): letters with a digit or

@@ -159,3 +159,59 @@ def test_a_step_said_not_to_be_done_ends_the_recipe_before_it(kuajing: Assistant
     p = plan(kuajing, "coupon for B0D1Q6V8YM, 15% off, just submit it for now, don't activate")
     assert p.status == "planned" and tools(p) == ["create_coupon"]  # was "which one?" offering it alone
     assert args(p, "create_coupon")["discount_value"] == 15
+
+
+# --- reads by their status words; numerals in words; names before a modal; from → to ----------------------------
+
+def test_showing_the_last_sent_campaigns_lists_them(mailhub: Assistant) -> None:
+    """`sent` is both a state the campaign recipe reaches (said as written) and the status the list
+    tool filters by; "show me the last 10 …" reads."""
+    p = plan(mailhub, "show me the last 10 sent campaigns for ws_f2g3h")
+    assert p.status == "planned" and tools(p) == ["list_campaigns"]
+    got = args(p, "list_campaigns")
+    assert (got["workspace_id"], got["status"], got["limit"]) == ("ws_f2g3h", "sent", 10)
+    p = plan(mailhub, "I need a sent campaign in ws_8f3k2")  # holds: a make request makes
+    assert p.rule == "campaign_lifecycle" and tools(p)[-1] == "send_campaign"
+
+
+def test_a_chinese_numeral_that_begins_a_pack_word_is_no_value(kuajing: Assistant) -> None:
+    p = plan(kuajing, "RMA20250587 退件到仓了, 完好可以二次销售")  # 二次销售: a synonym says 可二次销售
+    assert p.status == "planned" and tools(p) == ["receive_return"]
+    assert args(p, "receive_return") == {"rma_id": "RMA20250587", "condition": "SELLABLE"}
+
+
+def test_a_chinese_numeral_in_an_examples_words_is_still_a_count(peixun: Assistant) -> None:
+    """Holds: an example says "加二十积分"; the numeral is the points, not vocabulary."""
+    p = plan(peixun, "生产环境给E102345加二十积分，年度优秀学员")
+    assert p.status == "planned" and args(p, "grant_points")["points"] == 20
+
+
+def test_a_name_before_a_modal_is_the_name(yidong: Assistant) -> None:
+    p = plan(yidong, "刘洋要借调到 D2206,时间 2026-04-01 ~ 2026-06-30,帮忙走下")  # the example: 刘洋借调到 …
+    assert p.rule == "secondment_flow" and args(p, "find_employee")["employee_name"] == "刘洋"
+
+
+def test_what_a_thing_is_now_said_before_what_it_is_to_be_is_context(yidong: Assistant) -> None:
+    p = plan(yidong, "孙悦这次 P5 升 P6,晋升后月薪调到 26000,帮忙走下")
+    assert p.status == "planned" and p.rule == "promotion_flow"
+    assert args(p, "submit_promotion")["target_level"] == "P6"
+    assert args(p, "submit_salary_adjustment")["new_base_salary"] == 26000
+
+
+# --- a setter told what to set, and told nothing -------------------------------------------------------------
+
+def test_a_number_set_to_the_parameter_named_before_it(mailhub: Assistant) -> None:
+    """"the contact limit … to 50000": the contact limit, not the seat limit beside it (was seat_limit:
+    a wrong write)."""
+    p = plan(mailhub, "set the contact limit of ws_8f3k2 to 50000")
+    assert p.status == "planned" and args(p, "set_workspace_limits") == {
+        "workspace_id": "ws_8f3k2", "contact_limit": 50000}
+    p = plan(mailhub, "set ws_z1x2c to 3 seats and 10000 contacts")  # holds: each by its own word
+    assert args(p, "set_workspace_limits") == {"workspace_id": "ws_z1x2c", "seat_limit": 3, "contact_limit": 10000}
+
+
+def test_a_setter_told_nothing_to_set_does_not_run(mailhub: Assistant) -> None:
+    """set_workspace_limits with only the workspace changes nothing ("leave a value out to keep it")."""
+    for text in ("bump the contact limit on ws_8f3k2", "bump the api rate limit for ws_8f3k2"):
+        p = plan(mailhub, text)
+        assert not writes(mailhub, p), (text, tools(p))
