@@ -286,6 +286,18 @@ def only_asks(text: str) -> bool:
     return bool(clauses) and all(_QUESTION_START.match(c) and not _ASKED_AS_REQUEST.match(c) for c in clauses)
 
 
+# "just want to look, don't change anything", "只看一下,别改": whatever else it says, no write (not
+# "read-only": that is often what to give someone)
+_NO_CHANGES = re.compile(r"(?i)\b(?:don'?t|do not|without|no)\s+(?:change|chang|touch|modify|edit)(?:e|ing)?\s+(?:anything|a thing)\b|"
+                         r"\bjust (?:want to |wanna |need to )?(?:look|peek)(?:ing)?\b(?! (?:it )?up\b)|"
+                         r"只(?:是)?(?:看|查)(?:看|一下|下)?[,，。\s]*(?:别|不要|不用)(?:改|动)|(?:别|不要)(?:改|动)(?:任何)?(?:东西|数据)")
+
+
+def forbids_changes(text: str) -> bool:
+    """The request says to change nothing ("just want to look, don't change anything")."""
+    return bool(_NO_CHANGES.search(text))
+
+
 # Requests worded as questions: "how about shipping SO-1 via UPS?", "is it ok to cancel SO-1?"
 _ASKED_AS_REQUEST = re.compile(r"\s*(?:how about|what about|do you mind|would you mind|is it (?:ok|okay|possible|alright|"
                                r"fine|safe) (?:to|if)|are (?:we|you) able to|is there (?:a|any) way to|do we (?:need|want) to)\b",

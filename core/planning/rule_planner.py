@@ -51,6 +51,7 @@ from core.planning.lexicon import (
     definite_things,
     destructive,
     first_verb,
+    forbids_changes,
     inquires,
     intent,
     is_question,
@@ -224,7 +225,7 @@ class RulePlanner:
                     if whole_word(t) and self.voc.lexicon.has(t)]
         asks = is_question(text)
         inquiry = inquires(text)
-        questions_only = only_asks(text)
+        questions_only = only_asks(text) or forbids_changes(text)
         fact = asks_when_or_why(text)
         stems = self.voc.lexicon.stems(masked)
         stem_set = set(stems)

@@ -13,7 +13,7 @@ from datetime import date
 
 from core.assistant import Assistant
 from core.models import Plan
-from core.planning.lexicon import first_verb, is_question, only_asks
+from core.planning.lexicon import first_verb, forbids_changes, is_question, only_asks
 from core.planning.spans import find_spans
 from tests.conftest import args_of as args
 from tests.conftest import plan_of as plan
@@ -215,3 +215,16 @@ def test_a_setter_told_nothing_to_set_does_not_run(mailhub: Assistant) -> None:
     for text in ("bump the contact limit on ws_8f3k2", "bump the api rate limit for ws_8f3k2"):
         p = plan(mailhub, text)
         assert not writes(mailhub, p), (text, tools(p))
+
+
+# --- "just want to look, don't change anything" ---------------------------------------------------------------
+
+def test_a_request_that_says_to_change_nothing_reads(mailhub: Assistant) -> None:
+    assert forbids_changes("is it set up right? just want to look, don't change anything")
+    assert forbids_changes("只看一下,别改")
+    # not what to give someone, nor a check that is the request's verb
+    assert not forbids_changes("get ana@copperline.com in as read-only")
+    assert not forbids_changes("just checking in, can you verify dom_1")
+    p = plan(mailhub, "is the SPF/DKIM on dom_p5o6i set up right? just want to look, don't change anything")
+    assert not writes(mailhub, p)  # was verify_sending_domain: a write
+    assert p.status == "planned" and tools(p) == ["check_domain_dns"]
