@@ -55,7 +55,9 @@ COV_MIN = 0.34      # most of the request unexplained by the best candidate: not
 WRITE_MASS = 0.5    # a write needs a telling word of its own (or a trigger, state, near-verbatim example)
 ALIEN_ASIDE = 0.2  # a weak write for a request a fifth of whose words nothing knows is about something else
 LEX_LEAD = 0.15     # tolerance: a step whose example is no more than this further from the request than the recipe's
-CORE_LEAD = 0.15   # a recipe's own words say this much more of the request than its first step's do
+NEAR_LEX = 0.5     # an example this near says a write is meant, whatever words it shares
+CORE_LEAD = 0.15
+SAME_LEX = 0.03    # examples this much less near are as near   # a recipe's own words say this much more of the request than its first step's do
 LONE_LEX = 0.4      # a lone weak reading asks for its values only when an example of it is this near
 PINNED_MARGIN = 1.0  # ... or inputs pinned by the request, with every unrelated rival far behind (e ≈ 2.7×)
 
@@ -248,11 +250,14 @@ def said_as_recipe(best: Candidate, ranked: list[Candidate], steps_of: dict[str,
     """A tool whose recipe starts with it and goes on, when the recipe's own words (its name, triggers,
     examples) say more of the request than the tool's do: "UAT 给 E10099 请个调休,明天,一天" is the
     leave application the pack wrote (submit, then approve), not the submission alone — the spec plans
-    a tool alone when no rule matches. Only where the recipe takes as much and needs no more."""
+    a tool alone when no rule matches. Only where the recipe takes as much, needs no more, its examples
+    are as near as the tool's, and it adds one write (submit → approve, book → pay): "提交一个年假申请" is
+    the submission, "transfer 10 SKU-1 from Newark to Atlanta" no shipping and receiving too."""
     if best.kind != "tool" or best.named or best.plan is None:
         return best
     return next((c for c in ranked if related(best, c, steps_of) and _goes_on_from(c, best.name)
-                 and c.core > best.core + CORE_LEAD and c.cov >= best.cov - 1e-9 and c.fill >= best.fill
+                 and c.core > best.core + CORE_LEAD and c.lex >= best.lex - SAME_LEX and len(c.running_writes) <= 2
+                 and c.cov >= best.cov - 1e-9 and c.fill >= best.fill
                  and len(c.ignores) <= len(best.ignores) and c.plan is not None
                  and len(c.plan.missing) <= len(best.plan.missing) and c.score >= ASK_MIN), best)
 
@@ -423,7 +428,7 @@ def _beside_the_point(best: Candidate) -> bool:
     example near, no value of its enums — while the request speaks of something nothing here knows:
     "帮我开一下 E1 的 VPN 权限" is no handover, though a handover lists 权限 among what it hands over."""
     told = best.assignment.values.values() if best.assignment else []
-    return not best.strong and best.core <= 0 and best.lex < LONE_LEX + 0.1 and best.alien > 0 \
+    return not best.strong and best.core <= 0 and best.lex < NEAR_LEX and best.alien > 0 \
         and not any(f.how == "enum" for f in told)
 
 
@@ -431,8 +436,8 @@ def _verb_owns(best: Candidate, rivals: list[Candidate]) -> bool:
     """It takes everything it needs, explains the whole request, and the request starts with the verb
     its name starts with and no plausible rival's does: "send cmp_1" is send_campaign, though a
     schedule tool knows "send" too (a send time)."""
-    return best.verb_named and best.fill >= 1.0 and best.cov >= 0.99 and not best.ignores \
-        and not any(c.verb_named for c in rivals)
+    return best.verb_named and best.fill >= 1.0 and best.cov >= 0.99 and not best.ignores and not best.asks \
+        and not any(c.verb_named for c in rivals)  # ("send cmp_1?" asks; it is no order)
 
 
 def outvalued(best: Candidate, rival: Candidate) -> bool:

@@ -49,7 +49,7 @@ NEGATIONS_EN = frozenset({"no", "not", "don't", "dont", "without", "non", "never
 _BOOL_STRIP = re.compile(r"^(?:是否|要不要|是不是|whether(?: to)?|if|is|has|use)\s*|[(（].*?[)）]|\s*[?？]$", re.I)
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
 # What follows a person's name before the verb, not part of it ("刘洋要借调", "张伟想请假", "李娜也要")
-_AFTER_A_NAME_ZH = "要想需得将会该也都就还又再已"
+_AFTER_A_NAME_ZH = "要想需得将该也都就还又再已从"  # (not 会: 王家会 is a name)
 _NUMERIC_DATE = re.compile(r"[\d\s./:：年月日号-]+")
 IMPLIED_FORMAT = (("email", "email"), ("mail", "email"), ("date", "date"), ("url", "uri"), ("uri", "uri"),
                   ("domain", "hostname"), ("hostname", "hostname"))
@@ -568,12 +568,14 @@ class Extractor:
         for span in [*spans, *counts, *whole]:
             if span.kind == "id" and _other_kind(span.text, shapes):
                 continue  # another kind of id than the examples', however it is introduced ("invoice INV-…")
+            if span.kind == "url" and "://" not in span.text and _left_word(text, span.start) in _REFERS_TO:
+                continue  # "see docs.mailhub.io for the steps": where to read, not the value
             best = max((self._affinity(span, p, shapes) for p in implied), default=0.0)
             set_to = span.kind in ("number", "amount") and any(
                 _kind_fits(span, p) and _set_to(text, span.start, p) for _, p in slot.params)
             named = set_to or any(_kind_fits(span, p) and (_named_before(text, span.start, p) or (
                 span.kind in ("number", "amount") and _named_after(text, span.end, p))) for _, p in slot.params) \
-                or (span.kind == "number" and span.unit is None and _counted_as_taught(text, span.end, shapes))
+                or (span.kind == "number" and span.unit is None and _counted_as_taught(text, span.start, span.end, shapes))
             if best <= 0 and not named:
                 continue
             left = _left_word(text, span.start)
@@ -915,16 +917,36 @@ def _window_before(window: str) -> str:
     return _CONNECTOR.sub("", window).lower()
 
 
-def _counted_as_taught(text: str, end: int, shapes: list[Any]) -> bool:
+def _counted_as_taught(text: str, start: int, end: int, shapes: list[Any]) -> bool:
     """A number followed by the word the examples put after this parameter's number ("250 contacts"
-    where an example says "load 500 contacts"): said for it."""
+    where an example says "load 500 contacts"), the quantity ending there: said for it. Not a number
+    someone has ("P1 has 2400 event points, check it"), nor one the word goes on from ("3 contacts
+    bounced", "5 contacts per batch", "200 contacts ago")."""
     m = RIGHT_WORD.match(text[end:end + 24])
-    return bool(m) and any(m.group(1).lower() in s.rights for s in shapes)
+    if not m or not any(m.group(1).lower() in s.rights for s in shapes):
+        return False
+    if (_left_word(text, start) or "") in _HAVING:
+        return False
+    if not m.group(1).isascii():
+        return True
+    said = m.end()
+    two = re.match(r" ([A-Za-z]{3,})(?![\w-])", text[end + said:end + said + 24])
+    if two and any(f"{m.group(1)} {two.group(1)}".lower() in s.rights for s in shapes):
+        said += two.end()  # the examples' two words ("2400 event points on EVT-1")
+    return bool(_QUANTITY_ENDS.match(text[end + said:end + said + 16]))
+
+
+_REFERS_TO = frozenset({"see", "at", "per", "via", "visit", "check", "from", "read"})
+_HAVING = frozenset({"has", "have", "had", "having"})
+# what may follow "250 contacts" for the quantity to end there: the end, a break, or a word that goes on
+# to something else ("into lst_1", "is enough", "please")
+_QUANTITY_ENDS = re.compile(r"\s*(?:$|[,.;!?，。；！？)]|(?:into|in|to|on|for|and|is|are|should|please|pls|"
+                            r"then|each|total|max|at)\b)", re.I)
 
 
 def _left_in(left: str, lefts: set[str]) -> bool:
-    """The word before a value is one the examples put there: in Chinese, a character of it ends the
-    other ("帮我给E1" and an example's "给E2"; 1–2 characters are read, so "我给" against "给")."""
+    """The word before a value is one the examples put there: in Chinese, also when one of the two
+    ends with the other ("帮我给E1" and an example's "给E2": 1–2 characters are read, so "我给" and "给")."""
     return left in lefts or (not left.isascii() and any(
         not w.isascii() and (left.endswith(w) or w.endswith(left)) for w in lefts))
 

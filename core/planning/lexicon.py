@@ -241,9 +241,9 @@ def is_question(text: str) -> bool:
 # Not 几 or 什么 alone: "造几笔订单" makes a few, "没什么问题" asks nothing
 # (哪 neither: "属于哪个部还没定" tells what is not known yet)
 # A verb asked both ways asks whether ("转没转正", "批没批", "是不是"): not 能不能/可不可 (a polite
-# request) nor 好不好/行不行 (a tag after one)
+# request), 好不好/行不行 (a tag after one), nor 时不时/动不动 (now and then, at every turn)
 _ASKING_WORD_ZH = re.compile(r"是谁|谁(?:在|的|来)|(?:是|有|剩|还剩)多少|多少钱|是什么|(?:什么|啥)(?:状态|时候|情况)|"
-                             r"(?![能可好行])([\u4e00-\u9fff])[没不]\1")
+                             r"(?![能可好行时动])([\u4e00-\u9fff])[没不]\1")
 # ... unless it says "whoever / whatever": 不管是什么原因, 谁来审批都行, 有多少退多少
 _CONCESSIVE = re.compile(r"(?:不管|无论|不论)[^,，。;；]*$")
 _ANY_WILL_DO = re.compile(r"[^,，。;；]{0,6}?(?:都|也)(?:行|可以|可|好|成)|[^,，。;；]{0,2}[退给发补扣][^,，。;；]{0,2}多少")
@@ -273,13 +273,21 @@ _QUESTION_START = re.compile(r"\s*(?:what|what's|whats|how|which|when|who|who's|
                              r"was|were|does|do|did|has|have|had|any)\b", re.I)
 
 
+_ID_LIKE = re.compile(r"\S*\d\S*")  # ids and numbers: E20260137, HR2603180007, 2026-03-01
+
+
 def only_asks(text: str) -> bool:
     """A request every clause of which is a question ("where's SO-1 at? has it shipped or not",
     "E1 现在啥状态,转没转正", "E1 转正了吗"): nothing in it asks for a change, however it names a
     state or a recipe's trigger."""
     if _CJK.search(text):
-        clauses = [c for c in re.split(r"[,，。;；!！?？]+", text) if _CJK.search(c)]  # (a clause of ids says nothing)
-        return bool(clauses) and all(is_question(c) for c in clauses)
+        # each clause a question: a Chinese one by its own marks, an English one by how it starts ("批没批?
+        # approve it" asks for the approval); a clause of ids alone says nothing
+        clauses = [c for c in re.split(r"[,，。;；!！?？]+", text) if _CJK.search(c) or re.search(r"[A-Za-z]{2,}", c)]
+        return bool(clauses) and all(
+            is_question(c) if _CJK.search(c) else
+            (not re.search(r"[A-Za-z]{3,}", _ID_LIKE.sub(" ", c)) or bool(_QUESTION_START.match(c)))
+            for c in clauses)
     if not inquires(text):
         return False
     clauses = [c for c in re.split(r"[?!.;,]+", text) if re.search(r"[A-Za-z]", c)]
@@ -337,7 +345,7 @@ def named_actions(text: str) -> list[tuple[str, int]]:
 # the recipe stops before the step that does it.
 # Only "not yet" (还没, 尚未, 先别, "not … yet", "hasn't been …"): a plain "don't"/不要/别 says how to do
 # what is asked ("don't pack it in a large box", "不要重复建学生"), not where to stop.
-_NOT_YET_ZH = re.compile(r"(?:还没有?|尚未|还未|先别|先不要?|先不用|暂不|暂时不要?|暂时别)\s*([\u4e00-\u9fff]{1,2})")
+_NOT_YET_ZH = re.compile(r"(?:还没有?|尚未|还未|先别|先不用|先不要?|暂不|暂时不用|暂时不要?|暂时别)\s*([\u4e00-\u9fff]{1,2})")
 _NOT_YET_EN = re.compile(r"\b(?:(?:not|n't)\s+(?:been\s+|be\s+)?([a-z]+)\s+yet|not\s+yet\s+(?:been\s+)?([a-z]+)|"
                          r"(?:hasn't|haven't|has\s+not|have\s+not)\s+(?:been\s+|yet\s+)?([a-z]+ed))\b", re.I)
 _NOT_YET_FILLER_ZH = frozenset("问题 关系 事 必要 着急 急".split())
@@ -371,8 +379,7 @@ _LEADING = re.compile(r"\s*(?:(?:please|pls|plz|kindly|just|hey|hi|can you|could
 def leading_verb(text: str) -> str | None:
     """The action an English imperative starts with ("send jane@… a pre-arrival email" -> send), when it
     is a verb of changing something that says which change (not make/create/add: any maker does that)."""
-    m = _LEADING.match(text)
-    word = stem(m.group(1).lower()) if m else None
+    word = first_verb(text)
     return word if (word in WRITE_CUES or word in _LEADING_ONLY) and word not in MAKE_CUES and word not in _LIGHT_VERBS \
         else None
 
@@ -380,7 +387,7 @@ def leading_verb(text: str) -> str | None:
 def first_verb(text: str) -> str | None:
     """The stem of the word an English imperative starts with, whatever verb it is ("send cmp_1" -> send)."""
     m = _LEADING.match(text)
-    return stem(m.group(1).lower()) if m and not _CJK.search(text[:m.end()]) else None
+    return stem(m.group(1).lower()) if m else None
 
 
 # Verbs of change only where they lead: "refund for inv_1?" and "the refund on inv_1" ask about one

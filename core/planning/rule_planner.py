@@ -377,9 +377,10 @@ class RulePlanner:
                 start = next((a for a, b in clauses if a <= s.start < b), s.start)
                 if s.kind in ("number", "date", "time") and _CAUSE.search(text[start:s.start]):
                     return True  # the why ("… bc of the outage tuesday"), not what to act on
-                if any(f.start >= s.end and _FROM_TO.fullmatch(text[s.end:f.start]) and f.start - s.end < 12
-                       and signature(str(f.value)) == signature(s.text) for f in found):
-                    return True  # what it is now, said before what it is to be ("P5 升 P6", "from 3 to 5")
+                if s.kind not in ("number", "amount") and any(
+                        f.start >= s.end and _FROM_TO.fullmatch(text[s.end:f.start])
+                        and signature(str(f.value)) == signature(s.text) for f in found):
+                    return True  # what it is now, said before what it is to be ("P5 升 P6", "basic → pro")
                 if s not in untaken:
                     return False
                 if any(a <= s.start and s.end <= b for a, b in asides):
@@ -701,15 +702,14 @@ class RulePlanner:
     def _plan_tool(self, tool: ToolSpec, env: str | None, known: dict[str, Any], refused: dict[str, str]) -> Plan:
         missing: list[str] = []
         args, sources = self._arguments(tool, {}, {}, env, known, refused, None, missing)
-        if not missing and tool.side_effects and name_stems(tool.tool_name)[:1] and \
-                name_stems(tool.tool_name)[0] in _SETTERS:
+        if not missing and tool.side_effects and name_stems(tool.tool_name)[:1] in ([v] for v in _SETTERS):
             # a setter told nothing to set ("bump the contact limit on ws_1": to what?) asks for it; run,
-            # it would change nothing, or reset what it was not told ("leave a value out to keep it")
-            # (only a setter whose required inputs just say which thing: every change it makes is optional)
-            unset = [p.name for p in tool.parameters if not p.required and p.default is None and p.name not in args]
-            if unset and not any(p.name in args for p in tool.parameters if not p.required and p.default is None) \
+            # it would change nothing, or reset what it was not told ("leave a value out to keep it").
+            # Only a setter whose required inputs just say which thing: every change it makes is optional.
+            changes = [p.name for p in tool.parameters if not p.required and p.default is None]
+            if changes and not any(name in args for name in changes) \
                     and all(_NAMES_A_THING.search(p.name) for p in tool.parameters if p.required):
-                missing = unset
+                missing = changes
         step = PlanStep(step_id=1, tool_name=tool.tool_name, arguments=args, description=tool.description,
                         sources=sources)  # type: ignore[arg-type]
         plan = Plan(status="planned", tool=tool.tool_name, environment=env, steps=[step], pack=tool.pack, known=known)
@@ -957,8 +957,9 @@ def _value_part(span: Span) -> tuple[int, int]:
 _CJK_PAIR = re.compile(r"[\u3400-\u9fff]{2}")
 _NAMES_A_THING = re.compile(r"(?i)(?:^|_)(?:id|no|number|code|key|ref|uuid|slug)$|编号|号$")
 _SETTERS = frozenset(stem(w) for w in "set update change edit modify override adjust configure patch".split())
-# Between what a thing is and what it is to be: "P5 升 P6", "basic → pro", "3 to 5 seats", "从5天改成3天"
-_FROM_TO = re.compile(r"\s*(?:升到?|升为|升至|到|至|改成|改为|调到|调为|调成|变成|换成|转为|->|→|=>|to|into)\s*", re.I)
+# Between what a thing is (a code, a level) and what it is to be: "P5 升 P6", "L2 改成 L3", "basic → pro".
+# Not a bare 到/to ("copy A to B", "merge X into Y": both are values), nor numbers ("from 20 to 14": a delta?)
+_FROM_TO = re.compile(r"\s*(?:升到|升为|升至|升|改成|改为|调到|调为|调成|变成|换成|转为|->|→|=>)\s*")
 _CAUSE = re.compile(r"\b(?:bc|b/c|[Bb]ecause|cuz|due to)\b|因为|由于")  # (not "BC", a province or an id)
 _CLAUSE = re.compile(r"[^,，。;；!！?？\n]+")  # a clause: the text between punctuation
 # Where one part of a request ends and another begins: punctuation, and the words that add a second

@@ -41,15 +41,15 @@ _E = r"(?![A-Za-z0-9_])"
 EMAIL = re.compile(_B + r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
 URL = re.compile(r"(?i)\b(?:https?|ftp)://[^\s<>\"'，。]+")
 # A bare host name ("promo.acme-test.io", "news.bloomflorists.com"): a "url" value without a scheme.
-# Lower case, and a top-level domain people use (not "report.pdf", "v1.2", "Node.js" or "e.g.").
+# Lower case, and a top-level domain that is no English word or file type (not "report.pdf", "v1.2",
+# "Node.js", "e.g.", "setup.sh", "now.it", "asap.so": a full stop with no space after it).
 DOMAIN = re.compile(r"(?<![\w@./-])((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+"
-                    r"(?:com|net|org|io|co|ai|app|dev|cloud|edu|gov|info|biz|me|tv|us|uk|de|cn|jp|fr|eu|in|au|ca|"
-                    r"nl|se|ch|es|it|br|xyz|site|online|tech|store|cc|ly|gg|sh|so|test|local|internal|example|"
-                    r"invalid|localhost))(?![\w@-]|\.[a-z0-9])")
+                    r"(?:com|net|org|io|ai|app|dev|cloud|edu|gov|info|biz|uk|de|cn|jp|fr|eu|au|ca|nl|xyz|site|"
+                    r"online|tech|test|local|internal|example|invalid|localhost))(?![\w@-]|\.[a-z0-9])")
 QUOTED = re.compile(r"\"([^\"\n]{1,200})\"|“([^”\n]{1,200})”|「([^」\n]{1,200})」|『([^』\n]{1,200})』|"
                     r"(?<![A-Za-z0-9])'([^'\n]{1,200})'(?![A-Za-z0-9])|‘([^’\n]{1,200})’")
 ISO_DATE = re.compile(r"(?<!\d)(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)")
-ISO_CLOCK = re.compile(r"T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?(?![\w:])")  # after an ISO date
+ISO_CLOCK = re.compile(r"T(?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d+)?)?(?:Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)?(?![\w:])")  # after an ISO date
 CN_DATE = re.compile(r"(?:(\d{4})年)?(\d{1,2})月(\d{1,2})[日号]")
 MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m} | {
     m.lower(): i for i, m in enumerate(calendar.month_abbr) if m} | {"sept": 9}

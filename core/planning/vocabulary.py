@@ -45,6 +45,7 @@ _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
 # Examples are read with a fixed "today": only the shape of their values matters here.
 _EXAMPLE_DAY = date(2024, 1, 1)
 # the word after a number: not "SKU" of SKU-1 (another value); in Chinese the next one or two characters
+_NEXT_WORD = re.compile(r" ([A-Za-z]{3,})(?![\w-])")
 RIGHT_WORD = re.compile(r"\s*([A-Za-z]{3,}(?![\w-])|[\u3400-\u9fff]{1,2})")
 _LEFT_WORD = re.compile(r"([A-Za-z]+|[\u3400-\u9fff]{1,2})[\s:：=#]*$")
 
@@ -88,10 +89,13 @@ class Shape:
             m = _LEFT_WORD.search(query[:pos])
             if m:
                 self.lefts.add(m.group(1).lower())
-        if isinstance(raw, int | float) and (at := query.find(value)) >= 0:
-            m = RIGHT_WORD.match(query, at + len(value))
-            if m and not query[at + len(value):at + len(value) + 1].isdigit():
+        at_number = re.search(rf"(?<![A-Za-z0-9_.-]){re.escape(value)}(?![A-Za-z0-9_.])", query) if isinstance(raw, int | float) else None
+        if at_number is not None:  # (the number on its own, not digits inside an id)
+            m = RIGHT_WORD.match(query, at_number.end())
+            if m:
                 self.rights.add(m.group(1).lower())
+                if m.group(1).isascii() and (two := _NEXT_WORD.match(query, m.end())):
+                    self.rights.add(f"{m.group(1)} {two.group(1)}".lower())  # "2400 event points"
 
 
 def _captures(pattern: Any, run: str) -> bool:

@@ -228,3 +228,61 @@ def test_a_request_that_says_to_change_nothing_reads(mailhub: Assistant) -> None
     p = plan(mailhub, "is the SPF/DKIM on dom_p5o6i set up right? just want to look, don't change anything")
     assert not writes(mailhub, p)  # was verify_sending_domain: a write
     assert p.status == "planned" and tools(p) == ["check_domain_dns"]
+
+
+# --- what the independent review found (each planned a write it should not, or lost a plan) ----------------------
+
+def test_words_with_a_full_stop_and_places_to_read_are_no_host_names(mailhub: Assistant) -> None:
+    for text in ("add a sending domain on ws_8f3k2, run setup.sh first",
+                 "add a sending domain on ws_8f3k2 now.it is urgent",
+                 "add a sending domain on ws_8f3k2, see docs.mailhub.io for the steps"):
+        p = plan(mailhub, text)
+        assert not writes(mailhub, p), (text, tools(p), p.steps and p.steps[0].arguments)
+
+
+def test_a_number_the_examples_word_follows_is_a_count_only_where_it_ends(mailhub: Assistant,
+                                                                          liveops: Assistant) -> None:
+    for text in ("load contacts into lst_9d8c7, 3 contacts bounced last time",
+                 "load contacts into lst_9d8c7 from the 2 contacts files",
+                 "import contacts into lst_9d8c7, only 5 contacts per batch"):
+        p = plan(mailhub, text)
+        assert args(p, "import_contacts").get("count") == 100, text  # the tool's default, not 3 / 2 / 5
+    p = plan(liveops, "PLR-00042731 has 2400 event points in EVT-WINTER24, check it")
+    assert not writes(liveops, p)  # what the player has: no grant of 2400
+    p = plan(liveops, "PLR-00068841 needs 2400 event points on EVT-SUMMER25 so I can check the tier 20 reward")
+    assert args(p, "add_event_points")["points"] == 2400  # the examples' two words: "event points"
+
+
+def test_numbers_from_one_to_another_are_asked_about(freight: Assistant) -> None:
+    p = plan(freight, "SKU-88121 in WH3 went from 20 to 14 after the recount")
+    assert not writes(freight, p)  # a delta of +14 would be wrong (−6)
+
+
+def test_a_verb_named_tool_asked_with_a_question_mark_is_not_run(mailhub: Assistant) -> None:
+    assert not writes(mailhub, plan(mailhub, "send cmp_77001?"))
+
+
+def test_a_recipe_that_adds_more_than_the_request_says_stays_the_tool(rensha: Assistant, jiaowu: Assistant,
+                                                                      shelfy: Assistant) -> None:
+    p = plan(rensha, "给 E10099 提交一个年假申请,明天,两天")  # 提交: the submission, not its approval
+    assert tools(p) == ["submit_leave_request"]
+    p = plan(shelfy, "transfer 10 SKU-20931 from Newark to Atlanta")
+    assert tools(p) == ["create_transfer"]
+    p = plan(jiaowu, "测试环境造一个23级数学专业的男生")  # no major transfer filed and approved
+    assert "apply_major_transfer" not in tools(p)
+
+
+def test_review_findings_in_chinese(yidong: Assistant, kuajing: Assistant, wuye: Assistant) -> None:
+    assert not only_asks("ZD202611010022 时不时拖欠, 发个催缴短信")  # 时不时: now and then
+    assert not only_asks("HR2603180007 批没批? approve it")  # an English clause asks for the approval
+    p = plan(kuajing, "建个listing先不用上架, SKU SZ-FAN-220V, 39.99 USD")  # 先不用 as 先不要
+    assert tools(p) == ["create_listing"]
+    p = plan(yidong, "王家会借调到 D2206,时间 2026-04-01 ~ 2026-06-30")  # 会 ends no name here
+    assert args(p, "find_employee")["employee_name"] == "王家会"
+    p = plan(wuye, "ZD202611010022 时不时拖欠, 发个催缴短信")
+    assert p.status == "planned" and tools(p) == ["send_payment_reminder"]
+
+
+def test_an_impossible_clock_is_no_date_time() -> None:
+    spans = find_spans("schedule cmp_40112 for 2026-04-15T25:99:00Z", TODAY)
+    assert not any(s.kind == "date" and "T" in s.text for s in spans)
