@@ -56,8 +56,8 @@ WRITE_MASS = 0.5    # a write needs a telling word of its own (or a trigger, sta
 ALIEN_ASIDE = 0.2  # a weak write for a request a fifth of whose words nothing knows is about something else
 LEX_LEAD = 0.15     # tolerance: a step whose example is no more than this further from the request than the recipe's
 NEAR_LEX = 0.5     # an example this near says a write is meant, whatever words it shares
-CORE_LEAD = 0.15
-SAME_LEX = 0.03    # examples this much less near are as near   # a recipe's own words say this much more of the request than its first step's do
+CORE_LEAD = 0.15   # a recipe's own words say this much more of the request than its first step's do
+SAME_LEX = 0.03    # examples this much less near are as near
 LONE_LEX = 0.4      # a lone weak reading asks for its values only when an example of it is this near
 PINNED_MARGIN = 1.0  # ... or inputs pinned by the request, with every unrelated rival far behind (e ≈ 2.7×)
 

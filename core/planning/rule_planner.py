@@ -702,7 +702,7 @@ class RulePlanner:
     def _plan_tool(self, tool: ToolSpec, env: str | None, known: dict[str, Any], refused: dict[str, str]) -> Plan:
         missing: list[str] = []
         args, sources = self._arguments(tool, {}, {}, env, known, refused, None, missing)
-        if not missing and tool.side_effects and name_stems(tool.tool_name)[:1] in ([v] for v in _SETTERS):
+        if not missing and tool.side_effects and (stems := name_stems(tool.tool_name)) and stems[0] in _SETTERS:
             # a setter told nothing to set ("bump the contact limit on ws_1": to what?) asks for it; run,
             # it would change nothing, or reset what it was not told ("leave a value out to keep it").
             # Only a setter whose required inputs just say which thing: every change it makes is optional.
