@@ -29,6 +29,7 @@ from core.planning.spans import EN_NUMBER_WORDS, Span, with_arabic_numerals
 from core.planning.text import cn_number
 from core.planning.typed import MISSING, explain, is_typed, validate
 from core.planning.vocabulary import (
+    NEXT_WORD,
     RIGHT_WORD,
     Vocabulary,
     candidate_key,
@@ -930,7 +931,7 @@ def _counted_as_taught(text: str, start: int, end: int, shapes: list[Any]) -> bo
     if not m.group(1).isascii():
         return True
     said = m.end()
-    two = re.match(r" ([A-Za-z]{3,})(?![\w-])", text[end + said:end + said + 24])
+    two = NEXT_WORD.match(text[end + said:end + said + 24])
     if two and any(f"{m.group(1)} {two.group(1)}".lower() in s.rights for s in shapes):
         said += two.end()  # the examples' two words ("2400 event points on EVT-1")
     return bool(_QUANTITY_ENDS.match(text[end + said:end + said + 16]))

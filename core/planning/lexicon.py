@@ -143,6 +143,16 @@ def changes_by_name(name: str) -> bool:
     return bool(words) and words[0] in _CHANGER_VERBS
 
 
+# Verbs of a tool that sets a thing's values, any of which it may be told (set_limits, update_profile)
+_SETTER_VERBS = frozenset(stem(w) for w in "set update change edit modify override adjust configure patch".split())
+
+
+def sets_by_name(name: str) -> bool:
+    """A tool whose name says it sets values of a thing that exists (set_workspace_limits, update_profile)."""
+    words = name_stems(name)
+    return bool(words) and words[0] in _SETTER_VERBS
+
+
 def asks_to_make(text: str) -> bool:
     """Whether the request asks to make something ("make 3 paid orders", "造一笔订单")."""
     return bool({stem(w) for w in re.findall(r"[A-Za-z]+", text)} & MAKE_CUES) or any(c in text for c in MAKE_CUES_ZH)

@@ -64,6 +64,7 @@ from core.planning.lexicon import (
     named_actions,
     not_yet,
     only_asks,
+    sets_by_name,
     starts_by_name,
     stem,
     told_not_to,
@@ -702,7 +703,7 @@ class RulePlanner:
     def _plan_tool(self, tool: ToolSpec, env: str | None, known: dict[str, Any], refused: dict[str, str]) -> Plan:
         missing: list[str] = []
         args, sources = self._arguments(tool, {}, {}, env, known, refused, None, missing)
-        if not missing and tool.side_effects and (stems := name_stems(tool.tool_name)) and stems[0] in _SETTERS:
+        if not missing and tool.side_effects and sets_by_name(tool.tool_name):
             # a setter told nothing to set ("bump the contact limit on ws_1": to what?) asks for it; run,
             # it would change nothing, or reset what it was not told ("leave a value out to keep it").
             # Only a setter whose required inputs just say which thing: every change it makes is optional.
@@ -956,7 +957,6 @@ def _value_part(span: Span) -> tuple[int, int]:
 
 _CJK_PAIR = re.compile(r"[\u3400-\u9fff]{2}")
 _NAMES_A_THING = re.compile(r"(?i)(?:^|_)(?:id|no|number|code|key|ref|uuid|slug)$|编号|号$")
-_SETTERS = frozenset(stem(w) for w in "set update change edit modify override adjust configure patch".split())
 # Between what a thing is (a code, a level) and what it is to be: "P5 升 P6", "L2 改成 L3", "basic → pro".
 # Not a bare 到/to ("copy A to B", "merge X into Y": both are values), nor numbers ("from 20 to 14": a delta?)
 _FROM_TO = re.compile(r"\s*(?:升到|升为|升至|升|改成|改为|调到|调为|调成|变成|换成|转为|->|→|=>)\s*")

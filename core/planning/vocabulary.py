@@ -45,8 +45,8 @@ _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
 # Examples are read with a fixed "today": only the shape of their values matters here.
 _EXAMPLE_DAY = date(2024, 1, 1)
 # the word after a number: not "SKU" of SKU-1 (another value); in Chinese the next one or two characters
-_NEXT_WORD = re.compile(r" ([A-Za-z]{3,})(?![\w-])")
 RIGHT_WORD = re.compile(r"\s*([A-Za-z]{3,}(?![\w-])|[\u3400-\u9fff]{1,2})")
+NEXT_WORD = re.compile(r" ([A-Za-z]{3,})(?![\w-])")  # the English word after that one ("2400 event points")
 _LEFT_WORD = re.compile(r"([A-Za-z]+|[\u3400-\u9fff]{1,2})[\s:：=#]*$")
 
 
@@ -94,7 +94,7 @@ class Shape:
             m = RIGHT_WORD.match(query, at_number.end())
             if m:
                 self.rights.add(m.group(1).lower())
-                if m.group(1).isascii() and (two := _NEXT_WORD.match(query, m.end())):
+                if m.group(1).isascii() and (two := NEXT_WORD.match(query, m.end())):
                     self.rights.add(f"{m.group(1)} {two.group(1)}".lower())  # "2400 event points"
 
 
