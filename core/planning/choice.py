@@ -216,6 +216,21 @@ def fuller(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str
                  and best.score - c.score < CLOSE), best)
 
 
+def one_step(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str]]) -> Candidate:
+    """A recipe nobody named (no trigger, no state, no near-verbatim example) that would run two writes
+    or more the request says nothing of beyond one of its own steps — making the parent that step
+    needs among them — is not asked for: that step is, and it asks which parent ("add a webhook
+    pointing at https://…" registers a webhook on a project; it makes no org and project first, nor
+    sends a test event). Only toward a step that will ask (nothing is written on the way)."""
+    if best.kind != "rule" or best.strong or best.trigger > 0 or best.state > 0 or best.plan is None:
+        return best
+    makers = {s.tool_name for s in best.plan.running() if not s.dependencies} & best.running_writes
+    return next((c for c in ranked if related(best, c, steps_of) and c.writes and c.plan is not None
+                 and c.plan.missing and c.score >= ASK_MIN and best.spoken.get(c.name)
+                 and len(unasked := _unasked_writes(best, c.name)) >= 2 and makers & set(unasked)
+                 and c.name not in makers and not c.ignores), best)
+
+
 def clears_bar(c: Candidate) -> bool:
     """Evidence enough to plan it on its own: more for a plan that writes than for one that reads."""
     return c.score >= (WRITE_MIN if c.writes else READ_MIN)
@@ -306,7 +321,9 @@ def explaining(best: Candidate, ranked: list[Candidate]) -> Candidate:
         return best
     return next((c for c in ranked if best.score - c.score < CLOSE and c.cov >= 0.99 and best.cov < c.cov - UNEXPLAINED
                  and c.writes == best.writes and c.fill >= best.fill and len(c.ignores) <= len(best.ignores)
-                 and clears_bar(c)), best)
+                 and clears_bar(c)
+                 # (not back to a recipe of its own that makes more than was asked: `one_step`)
+                 and not (best.name in c.spoken and len(_unasked_writes(c, best.name)) >= 2)), best)
 
 
 def _unasked_writes(rule: Candidate, tool: str) -> list[str]:
@@ -498,10 +515,12 @@ def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decisi
         return Decision("no_match", None, reason=f"nothing here does {', '.join(words)}" if words else "no candidate")
     best = wanted_change(looked_up(least_action(unrun(ranked[0], ranked), ranked, steps_of), ranked), ranked)
     best = named_recipe(sufficient(fuller(best, ranked, steps_of), ranked, steps_of), ranked, steps_of)
-    best = said_as_recipe(best, ranked, steps_of)
-    best = without_lookup(covering(explaining(fitter(best, ranked), ranked), ranked, steps_of), ranked, steps_of)
+    recipe = said_as_recipe(best, ranked, steps_of)
+    stepped = one_step(recipe, ranked, steps_of)
+    best = without_lookup(covering(explaining(fitter(stepped, ranked), ranked), ranked, steps_of), ranked, steps_of)
     presumed, best = best, existing(best, ranked, steps_of)
-    if best is not presumed and best.plan is not None and best.plan.missing:
+    if (best is not presumed or (stepped is not recipe and best is stepped)) and best.plan is not None \
+            and best.plan.missing:
         return Decision("plan", best)  # it asks which existing thing is meant: nothing is written
     others = [c for c in ranked if c is not best and c.score >= ASK_MIN]
     # ("新人入职，帮他开通邮箱和VPN": what is asked is a part this write knows nothing of)

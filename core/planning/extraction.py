@@ -29,6 +29,7 @@ from core.planning.spans import EN_NUMBER_WORDS, Span, with_arabic_numerals
 from core.planning.text import cn_number
 from core.planning.typed import MISSING, explain, is_typed, validate
 from core.planning.vocabulary import (
+    HANDLE,
     NEXT_WORD,
     RIGHT_WORD,
     Vocabulary,
@@ -175,6 +176,7 @@ class Extractor:
             s < refused_where[n][1] and refused_where[n][0] < e for s, e in claimed)}
         self._date_range(text, spans, slots, taken)
         self._sole_number(text, spans, slots, taken, refused)
+        self._sole_handle(text, spans, slots, taken, refused)
         return Assignment(taken, {n: r for n, r in refused.items() if n not in taken},
                           [refused_where[n] for n in refused if n not in taken])
 
@@ -242,6 +244,56 @@ class Extractor:
                 return
         taken[open_slots[0].name] = Found(value, numbers[0].start, numbers[0].end, "sole", LOOSE)
 
+    def _sole_handle(self, text: str, spans: list[Span], slots: list[Slot], taken: dict[str, Found],
+                     refused: dict[str, str]) -> None:
+        """One word nothing here knows, shaped like the handles the examples give a required parameter
+        (jdoe, bwright), and that one parameter still to fill: it is that handle ("does mchen have mfa
+        set up?"). Not a noun after an article ("the contractor"), nor an inflected English word
+        ("compromised", "months"), nor a word beside another unknown one (a phrase of another domain)."""
+        handled = [sl for sl in slots if sl.kind in ("input", "unmapped") and sl.name not in taken
+                   and sl.name not in refused and sl.params and self._takes_handles(sl)]
+        # (a required one first; else an optional one, for a handle said after a preposition: "assign
+        # INC-1 to sjones", where the default queue would otherwise take the ticket)
+        open_slots = [sl for sl in handled if sl.required] or [sl for sl in handled if not sl.required]
+        if len(open_slots) != 1:
+            return
+        shapes = [self.voc.shapes[k] for k in self._shape_keys(open_slots[0])]
+        lengths = set().union(*(s.handles for s in shapes))
+        taught = set().union(*(s.handle_words for s in shapes))  # (an example's own value is no pack word)
+        lexicon = self.voc.lexicon
+        words = [m for m in _WORD_AT.finditer(text) if not any(s.start < m.end() and m.start() < s.end for s in spans)]
+        unknown = [i for i, m in enumerate(words) if not is_stopword(m.group(0).lower()) and (m.group(0) in taught or (
+            not lexicon.has(stem(m.group(0).lower())) and not self.voc.is_own_word(m.group(0))))]
+        if len(unknown) != 1:
+            return
+        i = unknown[0]
+        m = words[i]
+        word = m.group(0)
+        if not HANDLE.fullmatch(word) or _INFLECTED.search(word) or not any(abs(len(word) - n) <= 3 for n in lengths):
+            return
+        if any(f.start < m.end() and m.start() < f.end for f in taken.values()):
+            return
+        if i > 0 and words[i - 1].group(0).lower() in _ARTICLES:
+            return  # "the contractor": a thing named, not a login
+        if not open_slots[0].required and not (i > 0 and words[i - 1].group(0).lower() in _HANDED_TO):
+            return
+        value: Any = word
+        for _, param in open_slots[0].params:
+            value = validate(value, param)
+            if value is MISSING:
+                return
+        taken[open_slots[0].name] = Found(value, m.start(), m.end(), "sole", LOOSE)
+
+    def _shape_keys(self, slot: Slot) -> list[tuple[str, str]]:
+        keys = [(owner, slot.name) for owner in slot.owners] + [(t.tool_name, p.name) for t, p in slot.params]
+        return [k for k in keys if k in self.voc.shapes]
+
+    def _takes_handles(self, slot: Slot) -> bool:
+        """A free string parameter every example value of which is a handle."""
+        keys = self._shape_keys(slot)
+        return bool(keys) and all(p.type == "string" and p.enum is None and not p.patterns for _, p in slot.params) \
+            and all(self.voc.shapes[k].only_handles for k in keys)
+
     def offers(self, text: str, spans: list[Span], slot: Slot) -> list[Found]:
         """Every value the request offers this slot that validates, however weak the evidence:
         what another planner's value is checked against (the LLM planner's grounding)."""
@@ -266,7 +318,7 @@ class Extractor:
         """What a slot's candidates depend on besides the request: its name, the parameters it feeds,
         and those of its (owner, name) keys the knowledge learnt something for — a rule's slot that
         feeds a tool's parameter and learnt nothing of its own finds what the tool's slot finds."""
-        learnt = (self.voc.contexts, self.voc.shapes, self.voc.known_values)
+        learnt = (self.voc.contexts, self.voc.shapes, self.voc.known_values, self.voc.shared_values)
         keys = [(owner, slot.name) for owner in slot.owners] + [(t.tool_name, p.name) for t, p in slot.params]
         return (slot.name, tuple((t.tool_name, p.name) for t, p in slot.params),
                 tuple(k for k in keys if any(k in d for d in learnt)))
@@ -387,38 +439,39 @@ class Extractor:
         out: list[Found] = []
         for key in keys:
             for pattern in self.voc.contexts.get(key, []):
-                m = pattern.search(text)
-                if not m:
-                    continue
-                raw, start, end = m.group(1), m.start(1), m.end(1)
-                inside = next((s for s in spans if _strictly_inside(start, end, s)
-                               and (s.kind in ("email", "url", "id", "date", "amount", "quoted")
-                                    or (s.kind == "number" and s.unit is not None and not numeric))), None)
-                # a piece of a typed value ("qa" of qa@corp.io, "Acme" of "Acme Labs"; 30 of "30%" where the
-                # examples' values are no numbers — "15230" of "15230 km" is the mileage they taught)
-                if inside is not None:
-                    continue
-                whole = next((s for s in spans if _strictly_inside(start, end, s) and s.kind == "number"
-                              and s.unit is None and raw.isdigit()), None)
-                if whole is not None:  # "10" of "10,000": the number is the value
-                    out.append(Found(whole.value, whole.start, whole.end, "example", CONTEXT))
-                    continue
-                held = next((s for s in spans if start <= s.start and s.end <= end and (s.start, s.end) != (start, end)
-                             and s.kind in ("email", "url", "id", "date", "month", "amount")), None)
-                if held is not None:  # "是2026-06-30" after 最后一天: the date is the value, not the words around it
-                    out.append(Found(held.value, held.start, held.end, "example", CONTEXT))
-                    continue
-                if self.voc.is_own_word(raw) or (digits and not any(c.isdigit() for c in raw)):
-                    continue
-                if _other_kind(raw, shapes):
-                    continue  # "invoice INV-2024-0031" where the examples' invoices are in_1PqR8sK2
-                if person and _CJK_RUN.fullmatch(raw):
-                    while len(raw) > 2 and raw[-1] in _AFTER_A_NAME_ZH:  # "刘洋要借调": 刘洋, who is to go
-                        raw, end = raw[:-1], end - 1
-                if _CJK_RUN.fullmatch(raw) and (self._pack_word_edge(raw) or
-                                                (person and not looks_like_name(raw, said_as_name=True))):
-                    continue  # "入职研发" is the pack's words, not a new hire's name
-                out.append(Found(raw, start, end, "example", CONTEXT))
+                for m in pattern.finditer(text):  # (the first match may be a pack word: "zoom licence from X")
+                    raw, start, end = m.group(1), m.start(1), m.end(1)
+                    if any(s.start <= start and end <= s.end and held_number(text, s) for s in spans):
+                        continue  # "they have 5 seats": what there is, not the value
+                    inside = next((s for s in spans if _strictly_inside(start, end, s)
+                                   and (s.kind in ("email", "url", "id", "date", "amount", "quoted")
+                                        or (s.kind == "number" and s.unit is not None and not numeric))), None)
+                    # a piece of a typed value ("qa" of qa@corp.io, "Acme" of "Acme Labs"; 30 of "30%" where the
+                    # examples' values are no numbers — "15230" of "15230 km" is the mileage they taught)
+                    if inside is not None:
+                        continue
+                    whole = next((s for s in spans if _strictly_inside(start, end, s) and s.kind == "number"
+                                  and s.unit is None and raw.isdigit()), None)
+                    if whole is not None:  # "10" of "10,000": the number is the value
+                        out.append(Found(whole.value, whole.start, whole.end, "example", CONTEXT))
+                        break
+                    held = next((s for s in spans if start <= s.start and s.end <= end and (s.start, s.end) != (start, end)
+                                 and s.kind in ("email", "url", "id", "date", "month", "amount")), None)
+                    if held is not None:  # "是2026-06-30" after 最后一天: the date is the value, not the words around it
+                        out.append(Found(held.value, held.start, held.end, "example", CONTEXT))
+                        break
+                    if self.voc.is_own_word(raw) or (digits and not any(c.isdigit() for c in raw)):
+                        continue
+                    if _other_kind(raw, shapes):
+                        continue  # "invoice INV-2024-0031" where the examples' invoices are in_1PqR8sK2
+                    if person and _CJK_RUN.fullmatch(raw):
+                        while len(raw) > 2 and raw[-1] in _AFTER_A_NAME_ZH:  # "刘洋要借调": 刘洋, who is to go
+                            raw, end = raw[:-1], end - 1
+                    if _CJK_RUN.fullmatch(raw) and (self._pack_word_edge(raw) or
+                                                    (person and not looks_like_name(raw, said_as_name=True))):
+                        continue  # "入职研发" is the pack's words, not a new hire's name
+                    out.append(Found(raw, start, end, "example", CONTEXT))
+                    break
         return out
 
     def _known_values(self, text: str, spans: list[Span], slot: Slot, keys: list[tuple[str, str]]) -> list[Found]:
@@ -429,15 +482,22 @@ class Extractor:
                    for _, p in slot.params):
             return []  # people's names are found as names
         known = frozenset().union(*(self.voc.known_values.get(k, frozenset()) for k in keys))
-        if not known:
-            return []
-        literal, made = _known_patterns(known)
-        found = {(m.start(), m.end()) for m in literal.finditer(text)}
-        if made is not None:
-            found |= {(m.start(), m.end()) for m in made.finditer(text) if not self.voc.is_own_word(m.group(0)[:2])}
+        # (a namesake's listed values, said as written: weaker evidence than the parameter's own)
+        shared = frozenset().union(*(self.voc.shared_values.get(k, frozenset()) for k in keys)) - known
+        found: set[tuple[int, int]] = set()
+        if known:
+            literal, made = _known_patterns(known)
+            found = {(m.start(), m.end()) for m in literal.finditer(text)}
+            if made is not None:
+                found |= {(m.start(), m.end()) for m in made.finditer(text) if not self.voc.is_own_word(m.group(0)[:2])}
         found = {(a, b) for a, b in found if not any(sp.start < b and a < sp.end for sp in spans)}
         score = CONTEXT if len({text[a:b] for a, b in found}) == 1 else HINTED
-        return [Found(text[a:b], a, b, "known", score) for a, b in sorted(found)]
+        out = [Found(text[a:b], a, b, "known", score) for a, b in sorted(found)]
+        if shared:
+            out += [Found(m.group(0), m.start(), m.end(), "known", HINTED) for m in _known_patterns(shared)[0].finditer(text)
+                    if not any(a < m.end() and m.start() < b for a, b in found)
+                    and not any(sp.start < m.end() and m.start() < sp.end for sp in spans)]
+        return out
 
     def _holds_digits(self, keys: list[tuple[str, str]]) -> bool:
         """Whether the examples' values for these (owner, name) keys hold digits (ids do; names do not)."""
@@ -571,6 +631,8 @@ class Extractor:
                 continue  # another kind of id than the examples', however it is introduced ("invoice INV-…")
             if span.kind == "url" and "://" not in span.text and _left_word(text, span.start) in _REFERS_TO:
                 continue  # "see docs.mailhub.io for the steps": where to read, not the value
+            if held_number(text, span):
+                continue  # "they have 5 seats": what there is now, not what to set
             best = max((self._affinity(span, p, shapes) for p in implied), default=0.0)
             set_to = span.kind in ("number", "amount") and any(
                 _kind_fits(span, p) and _set_to(text, span.start, p) for _, p in slot.params)
@@ -937,8 +999,20 @@ def _counted_as_taught(text: str, start: int, end: int, shapes: list[Any]) -> bo
     return bool(_QUANTITY_ENDS.match(text[end + said:end + said + 16]))
 
 
+_WORD_AT = re.compile(r"(?<![\w@./-])[A-Za-z][A-Za-z0-9._'-]*(?<![.'-])(?![\w@/])")
+_HANDED_TO = frozenset({"to", "for", "by", "from", "with", "cc"})
+_ARTICLES = frozenset({"the", "a", "an", "this", "that", "these", "those", "my", "our", "their", "his", "her", "your"})
+# English endings that make a dictionary word, not a login ("compromised", "happily", "months")
+_INFLECTED = re.compile(r"(?:ed|ing|ly|tion|sion|ment|ness|able|ible|ful|less|ous|ive)$")
 _REFERS_TO = frozenset({"see", "at", "per", "via", "visit", "check", "from", "read"})
 _HAVING = frozenset({"has", "have", "had", "having"})
+
+
+def held_number(text: str, span: Span) -> bool:
+    """A bare number someone has ("they have 5 seats", "it currently has 12"): the state told as
+    context, never a value to set — unless it is what they have *to* do or get ("have 3 more to add")."""
+    return span.kind == "number" and (_left_word(text, span.start) or "") in _HAVING \
+        and not re.match(r"\s*(?:[a-z]+\s+){0,2}(?:more|left|to|remaining)\b", text[span.end:span.end + 32], re.I)
 # what may follow "250 contacts" for the quantity to end there: the end, a break, or a word that goes on
 # to something else ("into lst_1", "is enough", "please")
 _QUANTITY_ENDS = re.compile(r"\s*(?:$|[,.;!?，。；！？)]|(?:into|in|to|on|for|and|is|are|should|please|pls|"

@@ -27,6 +27,7 @@ who whom whose why how where get got gets getting make made makes making let let
 me can't don't won't isn't aren't i'm i'd i'll we'd we'll you'd you'll let's gonna wanna kindly sure thing things
 stuff something anything someone somebody guys team folks still already even maybe though via per etc e.g i.e
 set sets setting put take takes took do come comes came coming
+u ur atm rn fyi btw tbh imo lol ty tysm thnx tks np cheers
 """.split())
 STOP_ZH = ("麻烦你", "麻烦", "帮我", "给我", "帮忙", "请你", "请", "一下", "一个", "一笔", "一张", "一份",
            "能不能", "可不可以", "可以", "是否", "顺便", "然后", "现在", "马上", "赶紧", "谢谢", "你好", "好的",
@@ -40,7 +41,7 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 
 
 READ_CUES_ZH = ("查询", "查看", "查下", "查一下", "看看", "看下", "看一下", "状态", "进度", "详情", "有没有", "多少", "哪个",
-                "哪些", "什么", "吗", "余额", "还剩")
+                "哪些", "什么", "吗", "余额", "还剩", "搜", "列出", "清单", "名单")
 WRITE_CUES_ZH = ("建", "造", "生成", "创建", "新建", "下单", "挂", "约", "开", "缴", "付", "退", "取消", "申请", "提交",
                  "发", "办", "登记", "注册", "删", "清空", "注销", "改", "修改", "变更", "添加", "设置", "录入", "安排",
                  "补", "扣", "涨", "同意", "驳回", "批掉", "批了", "更新")
@@ -92,7 +93,9 @@ GENERIC_READ = READ_CUES | frozenset(["查", "看", "查询", "查看", "看看"
 # "the booking", "this car", "这笔订单", "该员工": a thing that already exists. "a paid order" or "new
 # hire" is one to make; a request that makes something says so (the cues below).
 _DETERMINERS = r"(?:the|this|that|these|those|its|their|his|her|our|my|your)"
-_DEFINITE_EN = re.compile(rf"\b{_DETERMINERS}\s+([a-z][a-z-]+)(?:\s+([a-z][a-z-]+))?", re.I)
+# ("the same scope", "the other project": like something else, no thing said to exist)
+_DEFINITE_EN = re.compile(rf"\b{_DETERMINERS}\s+(?!(?:same|other|next|whole|entire|usual|default)\b)"
+                          rf"([a-z][a-z-]+)(?:\s+([a-z][a-z-]+))?", re.I)
 _DEFINITE_ZH = re.compile(r"(?:这|那|该|此)(?:个|笔|单|张|位|辆|份|条|件|台|次|批|场|门|项|间|套|本|封)?([\u4e00-\u9fff]{1,2})")
 _BESIDE_EN = re.compile(rf"\b(?:for|on|to|onto|against|from)\s+{_DETERMINERS}\s+([a-z][a-z-]+)(?:\s+([a-z][a-z-]+))?", re.I)
 # 这季度, 这学期, 那阵子: a time, not a thing that exists
@@ -208,12 +211,16 @@ def common_words_zh() -> frozenset[str]:
 
 def intent(text: str) -> int:
     """+1 the request wants something done, -1 it asks about something, 0 unclear (both or neither)."""
-    words = {stem(w) for w in re.findall(r"[A-Za-z]+", _ARRIVED.sub(" ", text))}
+    raw = re.findall(r"[A-Za-z]+", _ARRIVED.sub(" ", text))
+    words = {stem(w) for w in raw}
     if is_question(text) and not ("?" in text or "？" in text):
         return -1  # "假单批了没": asked about, whatever verb it names
     asked = ("?" in text or "？" in text) and not is_polite_request(text)
     reads = bool(words & READ_CUES) or asked or any(c in text for c in READ_CUES_ZH if c != "吗")
     writes = bool(words & WRITE_CUES) or any(c in text for c in WRITE_CUES_ZH) or bool(_DO_ONE_ZH.search(text))
+    if reads and writes and not any(c in text for c in WRITE_CUES_ZH) and not _DO_ONE_ZH.search(text) and \
+            not {stem(w) for w in raw if not w.lower().endswith("ed")} & WRITE_CUES:
+        return -1  # "list the revoked keys": a participle says which ones to show, not what to do
     return 0 if reads == writes else 1 if writes else -1
 
 
@@ -233,7 +240,12 @@ _POLITE = re.compile(r"^\s*(?:please\s+|hey\s+|hi\s+)?(?:can|could|would|will)\s
 def is_polite_request(text: str) -> bool:
     """A request put as a question out of politeness ("can the driver pick it up tomorrow?"), also
     after what it is about ("ORD-1 is stuck, can you push the payment through?")."""
-    return any(_POLITE.match(clause) for clause in re.split(r"[,，.;!?？]\s*", text))
+    clauses = re.split(r"[,，.;!?？]\s*", text)
+    # ("org_1 paid their bill, can we reactivate them?": after what it is about, "can we" asks it done)
+    return any(_POLITE.match(clause) or (i > 0 and _CAN_WE.match(clause)) for i, clause in enumerate(clauses))
+
+
+_CAN_WE = re.compile(r"\s*(?:so\s+)?(?:can|could)\s+we\s+(?!not\b|still\b|even\b|just\b)\S+", re.I)
 
 
 def is_question(text: str) -> bool:
@@ -273,10 +285,20 @@ def asks_when_or_why(text: str) -> bool:
     return bool(_FACT_QUESTION.search(text))
 
 
+# What a message may open with before the question itself: "quick one – is org_1 suspended?", "hey team, …"
+_LEAD_IN = re.compile(r"^\s*(?:(?:quick|small|dumb|silly|random)\s+(?:one|q|question)|qq|hey(?:\s+(?:team|all|folks|guys))?|hi|"
+                      r"hello|yo|ok(?:ay)?|so|also|btw|fyi|sorry|question)\s*(?:[-–—:,!]+\s*|\s+(?=[-–—]))?\s*(?=\S)", re.I)
+
+
+def without_lead_in(text: str) -> str:
+    m = _LEAD_IN.match(text)
+    return text[m.end():] if m and m.end() < len(text) else text
+
+
 def inquires(text: str) -> bool:
     """A question that asks for information ("what's our churn rate?", "批了没"), not a request put
     as a question ("can we shift 40 units…?")."""
-    return is_question(text) and bool(_INQUIRY.search(text))
+    return is_question(text) and bool(_INQUIRY.search(without_lead_in(text)))
 
 
 _QUESTION_START = re.compile(r"\s*(?:what|what's|whats|how|which|when|who|who's|whose|why|where|where's|wheres|is|are|"
@@ -300,7 +322,7 @@ def only_asks(text: str) -> bool:
             for c in clauses)
     if not inquires(text):
         return False
-    clauses = [c for c in re.split(r"[?!.;,]+", text) if re.search(r"[A-Za-z]", c)]
+    clauses = [c for c in re.split(r"[?!.;,]+", without_lead_in(text)) if re.search(r"[A-Za-z]", c)]
     return bool(clauses) and all(_QUESTION_START.match(c) and not _ASKED_AS_REQUEST.match(c) for c in clauses)
 
 
@@ -418,6 +440,20 @@ _OBJECT_END = frozenset("on for to in at of with from by as and or but so becaus
 
 _PRONOUN = re.compile(r"\s+(?:it|them|this(?: one)?|that(?: one)?)(?=\s*(?:$|[,.;!?]|\b(?:to|into|as|for|with|please|pls|now|asap)\b))",
                       re.I)
+
+
+# A person the request acts for, at the start of a clause: "帮新来的同事做下社保增员", "给新员工签劳动合同",
+# "给他开通邮箱" — someone who exists (not 给我/帮忙: the one asking, or a polite word).
+_FOR_PERSON_ZH = re.compile(r"(?:^|[\s,，。;；!！?？]|请|麻烦|帮我|帮忙)(?:给|帮|替|为)(?![我咱俺忙])"
+                            r"([\u4e00-\u9fff]{0,5}?(?:同事|员工|新人|同学|小伙伴|候选人|客户|顾客|用户|买家|业主|"
+                            r"老师|学生|骑手|司机|他们|她们|他|她|这位|那位))")
+
+
+def acts_for_person(text: str) -> str | None:
+    """The person a Chinese request does something for, said as someone who exists ("帮新来的同事做下
+    社保增员": that colleague — a recipe that would first make a new employee is not asked for)."""
+    m = _FOR_PERSON_ZH.search(text)
+    return m.group(1) if m else None
 
 
 def verb_on_pronoun(text: str) -> str | None:
@@ -612,15 +648,16 @@ class Lexicon:
         return self.unknown_weight
 
     def coverage(self, request_tokens: list[str], name: str, values: int = 0, explained: int = 0,
-                 writes: bool | None = None) -> float:
+                 writes: bool | None = None, asked: bool = False) -> float:
         """Share of the request (idf-weighted words, and the values it states) that the candidate
         explains: its own words, the values it can take, and — for `writes` given — the generic
-        verbs of what it does ("pull up", "show" for a read; "make", "add" for a write)."""
+        verbs of what it does ("pull up", "show" for a read; "make", "add" for a write). In a request
+        that only `asked`, a generic verb of making is what a read reports ("does X have mfa set up?")."""
         if not request_tokens:
             return 0.0  # values alone ("1234567") say nothing of what to do with them
         words = self.words.get(name, frozenset())
         if writes is not None:
-            words = words | (GENERIC_WRITE if writes else GENERIC_READ)
+            words = words | (GENERIC_WRITE if writes else GENERIC_READ | (GENERIC_WRITE if asked else frozenset()))
         total = sum(self.weight(t) for t in request_tokens) + VALUE_WEIGHT * values
         known = sum(self.weight(t) for t in request_tokens if _in(t, words)) + VALUE_WEIGHT * explained
         return known / total

@@ -41,10 +41,20 @@ from core.planning.copies import (
     read_count,
     with_copies,
 )
-from core.planning.extraction import Assignment, Extractor, Found, Slot, rule_slots, takes_a_date, tool_slots
+from core.planning.extraction import (
+    Assignment,
+    Extractor,
+    Found,
+    Slot,
+    held_number,
+    rule_slots,
+    takes_a_date,
+    tool_slots,
+)
 from core.planning.idioms import plain
 from core.planning.lexicon import (
     REFUSALS,
+    acts_for_person,
     asks_to_make,
     asks_when_or_why,
     changes_by_name,
@@ -204,17 +214,23 @@ class RulePlanner:
         triggered = {h.payload for h in self.voc.trigger_hits(text)}
         loose = {h.payload for h in self.voc.loose_trigger_hits(text)} - triggered
         rank = {candidate_key(h.kind, h.name): 1 / (1 + h.rank) for h in hits or []}
-        stated = {r for r in self.kn.rules if self.voc.state_hits(text, r)}  # rules whose state the text names
+        # rules whose state the text names (not inside a dotted name: "a key.revoked test event")
+        unnamed = _DOTTED.sub(lambda m: " " * len(m.group(0)), text)
+        stated = {r for r in self.kn.rules if self.voc.state_hits(unnamed, r)}
         keys = [only] if only else self._keys(hits, triggered | loose | stated, text)
         enum_units, names = self._value_units(text, spans)
         # (上个月, next month: when the request is set, no value any candidate must explain)
         hard = [s for s in spans if not (s.kind == "month" and REL_MONTH.fullmatch(s.text))]
         soft = [s for s in spans if s not in hard]
         units = [(s.start, s.end) for s in hard] + enum_units + names
-        masked = self._without_remarks(_mask(text, [_value_part(s) for s in hard]), units)
+        quantities = [(s.start, s.end) for s in hard if s.kind in ("number", "date", "time", "month")]
+        valued = _mask(text, [_value_part(s) for s in hard])
+        masked = self._without_remarks(valued, units, quantities)
         # enum words stay in: they are the knowledge's own words ("which account ..." is not off-domain
-        # because some parameter also has the value "account")
-        alien = self.voc.lexicon.alien(self.voc.lexicon.request_tokens(_mask(masked, units[:len(hard)] + names)))
+        # because some parameter also has the value "account"). A statement of how things are still says
+        # what the request is about ("…, it's spam"): off-domain words in it count.
+        told = self._without_remarks(valued, units, statements=False)
+        alien = self.voc.lexicon.alien(self.voc.lexicon.request_tokens(_mask(told, units[:len(hard)] + names)))
         plain_text = self._plain(text)
         destroys = destructive(plain_text)
         actions = named_actions(plain_text)
@@ -238,6 +254,7 @@ class RulePlanner:
         asked = self._asked_parts(masked)
         things = definite_things(masked)
         pronounced = verb_on_pronoun(plain_text)
+        beneficiary = acts_for_person(masked)
         making = asks_to_make(masked)  # (then a date is what is made: "make 3 paid orders yesterday")
         dont = set(told_not_to(plain_text))
         ignored: dict[str, list[Span]] = {}  # candidate -> the values it would leave unused
@@ -282,7 +299,9 @@ class RulePlanner:
                                                  if not self.voc.lexicon.has(t)])
             valued = [(s.start, s.end) for s in hard] + names
             taken = sum(any(s < e2 and s2 < e for s2, e2 in used) for s, e in valued)
-            c.cov = self.voc.lexicon.coverage(content, key, len(valued), taken, writes=c.writes)
+            c.cov = self.voc.lexicon.coverage(content, key, len(valued), taken, writes=c.writes, asked=questions_only)
+            if not content and asks and not c.writes and valued:
+                c.cov = taken / len(valued)  # "who has LT-06650?": a question of nothing but the thing it names
             c.core = self.voc.core.coverage(content, key)
             c.mass = self.voc.lexicon.mass(content, key)
             heard = used + assignment.refused_at  # a value refused is asked about, not ignored
@@ -312,6 +331,8 @@ class RulePlanner:
                                                       c.spoken)
                 if not c.presumes and pronounced and _acts_later(ran, c.running_writes, c.spoken, pronounced):
                     c.presumes = [pronounced]  # "escalate it to T&S": a ticket that exists, not a new one
+                if not c.presumes and beneficiary and self._makes_them(ran, c.running_writes, c.spoken, beneficiary):
+                    c.presumes = [beneficiary]  # "帮新来的同事做下社保增员": that colleague, not a new hire
             elif c.writes:  # a tool whose name says it makes the thing the request speaks of as existing
                 makes = made_by_name(name)  # (a Chinese word for it: one the maker's own words know)
                 c.presumes = [w for w in things if w in makes or (makes and not w.isascii() and knows(key, w))]
@@ -336,6 +357,17 @@ class RulePlanner:
             for position, c in enumerate(sorted(out, key=lambda c: -(c.cov + c.core + c.lex))):
                 c.rank = 1 / (1 + position)
         return out
+
+    def _makes_them(self, ran: Sequence[PlanStep], writes: frozenset[str], spoken: dict[str, frozenset[str]],
+                    person: str) -> bool:
+        """Whether a recipe's first write makes a person (it takes a person's name) that the request says
+        nothing of but the person (给新员工…: 员工), while it speaks of a later write: what it asks is done
+        for someone who exists."""
+        made = [s.tool_name for s in ran if s.tool_name in writes]
+        said = set(self.voc.lexicon.request_tokens(person))
+        if len(made) < 2 or spoken.get(made[0], frozenset()) - said or not any(spoken.get(t) for t in made[1:]):
+            return False
+        return any(takes_person(p.name, p.description or "") for p in self.kn.tools[made[0]].parameters)
 
     def _known_words_at(self, text: str, key: str) -> list[tuple[int, int]]:
         """Where the request says a Chinese word of two characters the candidate knows (补贴 holds the
@@ -382,6 +414,8 @@ class RulePlanner:
                         f.start >= s.end and _FROM_TO.fullmatch(text[s.end:f.start])
                         and signature(str(f.value)) == signature(s.text) for f in found):
                     return True  # what it is now, said before what it is to be ("P5 升 P6", "basic → pro")
+                if held_number(text, s):
+                    return True  # "they have 5 seats": what there is, told as context
                 if s not in untaken:
                     return False
                 if any(a <= s.start and s.end <= b for a, b in asides):
@@ -487,7 +521,8 @@ class RulePlanner:
                 out.append(words)
         return out if len(out) > 1 else []  # one clause: coverage already says how much is explained
 
-    def _without_remarks(self, text: str, units: list[tuple[int, int]]) -> str:
+    def _without_remarks(self, text: str, units: list[tuple[int, int]],
+                         quantities: Sequence[tuple[int, int]] = (), statements: bool = True) -> str:
         """Clauses the knowledge knows no word of and that hold no value ("项目上线期间不能休" after the
         request proper) are a remark, not what is asked: they neither help nor hurt any candidate."""
         clauses = [(m.start(), m.end()) for m in _CLAUSE.finditer(text)]
@@ -496,12 +531,21 @@ class RulePlanner:
         lexicon = self.voc.lexicon
 
         def remark(s: int, e: int) -> bool:
-            if any(us < e and s < ue for us, ue in units) or _ASKING_CLAUSE.match(text[s:e]):
+            if _ASKING_CLAUSE.match(text[s:e]):
                 return False  # (a clause that asks for something is the request, known words or not)
+            held = [(us, ue) for us, ue in units if us < e and s < ue]
+            statement = statements and s > 0 and _STATEMENT.match(text[s:e]) is not None
+            if held and not (statement and all(u in quantities for u in held)):
+                return False
             tokens = lexicon.request_tokens(text[s:e])
             known = sum(lexicon.has(t) for t in tokens)
-            # (or mostly words nothing here knows: "their conversion tracking broke last night")
-            return not known or (len(tokens) >= REMARK_WORDS and known / len(tokens) <= REMARK_KNOWN)
+            if held and not tokens:
+                return False
+            # (or mostly words nothing here knows: "their conversion tracking broke last night"; or, after
+            # the request, a statement of how things are, half of it words nothing here knows, with at most a
+            # quantity or a date in it: "…, laptop might be compromised", "…, hasn't used it in 3 months")
+            return (not held and (not known or (len(tokens) >= REMARK_WORDS and known / len(tokens) <= REMARK_KNOWN))) \
+                or (statement and known / len(tokens) <= 0.5)
 
         remarks = [(s, e) for s, e in clauses if remark(s, e)]
         return _mask(text, remarks) if len(remarks) < len(clauses) else text
@@ -969,6 +1013,11 @@ _DROPPED = re.compile(r"dropped step \d+ \((\w+)\)")
 # A clause put as a request ("…，帮他开通邮箱和VPN"): never a remark. Not 请 (请假, 请购) and not
 # "please …" ("please make sure finance knows" is a courtesy)
 _ASKING_CLAUSE = re.compile(r"\s*(?:帮(?:我|他|她|忙)|麻烦(?:你|您)?帮)")
+_DOTTED = re.compile(r"(?<![\w.])[A-Za-z]+(?:\.[A-Za-z]+)+(?![\w.])")  # event names and the like: key.revoked
+# A clause that tells how things are (a subject, then a form of be/have or a modal), not what to do
+_STATEMENT = re.compile(r"\s*(?:(?:[a-z0-9]+\s+){0,3}?[a-z0-9]+(?:'s|’s)?\s*(?:'s|’s|is|are|was|were|has|have|had|hasn't|"
+                        r"haven't|hadn't|isn't|aren't|wasn't|weren't|might|may|could|keeps?|kept|seems?|works?)"
+                        r"|hasn't|haven't|hadn't|isn't|wasn't|weren't|doesn't|didn't|never)\b", re.I)  # (or said without one)
 _ASIDE = re.compile(r"[(（][^()（）]*[)）]")  # a parenthesis: detail about what is asked, not a value to use
 
 

@@ -372,7 +372,8 @@ def find_spans(text: str, today: date) -> list[Span]:
         "amount": _amounts(text),
         "number": _numbers(text),
         "id": [Span(m.start(), m.end(), m[0], "id", m[0]) for m in ID.finditer(text)
-               if any(c.isdigit() for c in m[0]) and (not re.fullmatch(r"\d+(?:\.\d+)?", m[0]) or len(m[0]) >= 5)],
+               if any(c.isdigit() for c in m[0]) and (not re.fullmatch(r"\d+(?:\.\d+)?", m[0]) or len(m[0]) >= 5)
+               and not re.fullmatch(r"\d+(?:\.\d+)?[kK]", m[0])],  # (15k is fifteen thousand, not an id)
     }
     kept: list[Span] = []
     for kind in ORDER:

@@ -65,6 +65,10 @@ class Shape:
     digits: bool | None = None  # whether the example values hold digits (ids do; names do not)
     digit_lengths: set[int] = field(default_factory=set)  # lengths of the example values that are bare digits
     prefixes: set[str] = field(default_factory=set)  # the letters ids start with ("MB" of MB-1001), upper-cased
+    # lengths of example values that are handles (a lowercase token: jdoe, bwright), and whether all are
+    handles: set[int] = field(default_factory=set)
+    only_handles: bool | None = None
+    handle_words: set[str] = field(default_factory=set)  # those values (the pack knows them as words)
 
     def learn(self, example: Example, name: str) -> None:
         raw = example.extracted_params.get(name)
@@ -78,6 +82,11 @@ class Shape:
             self.digit_lengths.add(len(value))
         if (lead := id_prefix(value)) is not None:
             self.prefixes.add(lead)
+        handle = HANDLE.fullmatch(value) is not None
+        self.only_handles = handle if self.only_handles is None else (self.only_handles and handle)
+        if handle:
+            self.handles.add(len(value))
+            self.handle_words.add(value)
         spans = find_spans(query, _EXAMPLE_DAY)
         pos = query.find(value)
         for span in spans:
@@ -110,6 +119,10 @@ def id_prefix(value: str) -> str | None:
     a value that is not such an id."""
     m = re.match(r"([A-Za-z]+)[-_]?\d", value)
     return m.group(1).upper() if m and any(c.isdigit() for c in value) else None
+
+
+# A handle: a login-style lowercase token (jdoe, bwright, m.chen) — a value no dictionary holds
+HANDLE = re.compile(r"[a-z][a-z0-9._-]{2,23}")
 
 
 def signature(value: str) -> str:
@@ -257,8 +270,39 @@ def without_examples(description: str) -> str:
     return _EXAMPLES_IN_TEXT.sub(" ", description or "")
 
 
+def pattern_words(patterns: list[str]) -> list[str]:
+    """The words a parameter's patterns spell out ("(?:调到|涨到|月薪)\\s*(\\d{4,6})" -> 调到, 涨到, 月薪):
+    how the pack's authors say the value is asked for, so words of the tool. (Escapes and classes are no words.)"""
+    out: list[str] = []
+    for pattern in patterns:
+        bare = re.sub(r"\\[A-Za-z]|\[[^\]]*\]|\{[^}]*\}", " ", _without_captures(pattern))
+        out += re.findall(r"[\u3400-\u9fff]{2,}|[A-Za-z]{3,}", bare)
+    return out
+
+
+def _without_captures(pattern: str) -> str:
+    """The pattern without its capturing groups: what is around the value, not the value's own shape
+    (a date pattern's 月初, an id's INC)."""
+    out, depth, i = [], 0, 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            if depth == 0:
+                out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        if ch == "(" and (depth > 0 or not pattern.startswith("(?", i)):
+            depth += 1
+        elif ch == ")" and depth > 0:
+            depth -= 1
+        elif depth == 0:
+            out.append(ch if ch not in "()?:|<=!" else " ")
+        i += 1
+    return "".join(out)
+
+
 def _param_words(p: ParamSpec) -> list[str]:
-    words = [name_words(p.name), without_examples(p.description)]
+    words = [name_words(p.name), without_examples(p.description), *pattern_words(p.patterns or [])]
     for value in p.enum or []:
         words += [str(value), *p.synonyms.get(str(value), [])]
     return words
@@ -270,8 +314,15 @@ _AWAITING = re.compile(r"待(?:审批|审核|确认|支付|付款|发货|收货|
                        r"|(?i:\b(?:pending|awaiting|waiting\s+for)\s+[A-Za-z]+)")
 
 
+# What a description says the tool does not do is no word of what it does: "只建档案不签合同、不做社保增员",
+# "creates the org only; does not issue a key" (a request for the enrolment is not a request for it)
+_DISCLAIMED = re.compile(r"(?:不|不会|不再|并不|无需)(?:做|签|办|办理|含|包含|包括|涉及|处理|负责|触发|生成|发起|走|建|开|改|动)"
+                         r"[\u4e00-\u9fff]*"
+                         r"|(?i:\b(?:does\s+not|doesn't|do\s+not|don't|will\s+not|won't|never)\s+[^.;,()\n]*)")
+
+
 def tool_words(tool: ToolSpec, *, with_examples: bool = True, base: str = "") -> list[str]:
-    words = [name_words(tool.tool_name), _AWAITING.sub(" ", tool.description)]
+    words = [name_words(tool.tool_name), _DISCLAIMED.sub(" ", _AWAITING.sub(" ", tool.description))]
     if with_examples:
         words += [_masked(e, enum_words(tool), base) for e in tool.examples]
     for p in tool.parameters:
@@ -342,6 +393,8 @@ class Vocabulary:
     # (tool|rule, name) -> the values the pack itself gives a free-text parameter: its examples' values
     # and the ones its description lists ("用人部门,如 技术部、数据部、市场部")
     known_values: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict)
+    # ... and, for a parameter that knows none of its own, those another tool lists for its namesake
+    shared_values: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, kn: Knowledge) -> Vocabulary:
@@ -387,6 +440,17 @@ class Vocabulary:
                 voc.known_values[key] |= listed_values(p.description)
             texts[candidate_key("tool", tool.tool_name)] = tool_words(tool, base=base)
             core[candidate_key("tool", tool.tool_name)] = tool_core_words(tool, base)
+        # values one tool's description lists for a parameter are those of the same-named parameter of
+        # every tool ("部门" of a search is one of the departments "如 研发部、市场部" the hiring tool lists)
+        listed: dict[str, frozenset[str]] = {}
+        for tool in kn.tools.values():
+            for p in tool.parameters:
+                if p.type == "string" and p.enum is None:
+                    listed[p.name] = listed.get(p.name, frozenset()) | listed_values(p.description)
+        for tool in kn.tools.values():
+            for p in tool.parameters:
+                if p.type == "string" and p.enum is None and listed.get(p.name):
+                    voc.shared_values[(tool.tool_name, p.name)] = listed[p.name]
         voc.lexicon = Lexicon(texts)
         voc.core = Lexicon(core)
         voc.own_text = " ".join(t for parts in texts.values() for t in parts).lower()
