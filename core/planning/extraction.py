@@ -161,7 +161,12 @@ class Extractor:
         # (at equal evidence the request's own inputs come first: a value said once is the recipe's input,
         # not a replacement for a step's defaults mapping — "学费减免3000元" is the reduction, not the bill)
         kinds = {slot.name: slot.kind for slot in slots}
-        offers.sort(key=lambda o: (-o[0], -o[1], kinds.get(o[2]) == "defaults"))
+        # (and where the examples' context places a value, that slot takes it before one for which it is
+        # merely a value the pack knows: "… forward her mail to bwright" — the forward address, though a
+        # known username)
+        placed = {(o[3].start, o[3].end) for o in offers if o[3].how == "example"}
+        offers.sort(key=lambda o: (-o[0], o[3].how == "known" and (o[3].start, o[3].end) in placed, -o[1],
+                                   kinds.get(o[2]) == "defaults"))
         taken: dict[str, Found] = {}
         claimed: dict[tuple[int, int], tuple[str, str]] = {}
         for _, _, name, found in offers:
@@ -261,7 +266,8 @@ class Extractor:
         lengths = set().union(*(s.handles for s in shapes))
         taught = set().union(*(s.handle_words for s in shapes))  # (an example's own value is no pack word)
         lexicon = self.voc.lexicon
-        words = [m for m in _WORD_AT.finditer(text) if not any(s.start < m.end() and m.start() < s.end for s in spans)]
+        words = [m for m in _WORD_AT.finditer(text) if not any(s.start < m.end() and m.start() < s.end for s in spans)
+                 and not any(f.start < m.end() and m.start() < f.end for f in taken.values())]  # (another slot's value)
         unknown = [i for i, m in enumerate(words) if not is_stopword(m.group(0).lower()) and (m.group(0) in taught or (
             not lexicon.has(stem(m.group(0).lower())) and not self.voc.is_own_word(m.group(0))))]
         if len(unknown) != 1:
@@ -270,8 +276,6 @@ class Extractor:
         m = words[i]
         word = m.group(0)
         if not HANDLE.fullmatch(word) or _INFLECTED.search(word) or not any(abs(len(word) - n) <= 3 for n in lengths):
-            return
-        if any(f.start < m.end() and m.start() < f.end for f in taken.values()):
             return
         if i > 0 and words[i - 1].group(0).lower() in _ARTICLES:
             return  # "the contractor": a thing named, not a login
@@ -436,6 +440,7 @@ class Extractor:
         shapes = [self.voc.shapes[k] for k in keys if k in self.voc.shapes]
         numeric = any("9" in s.signatures for s in shapes)
         person = any(takes_person(p.name, p.description) for _, p in slot.params)
+        handles = bool(shapes) and all(s.only_handles for s in shapes)
         out: list[Found] = []
         for key in keys:
             for pattern in self.voc.contexts.get(key, []):
@@ -464,6 +469,8 @@ class Extractor:
                         continue
                     if _other_kind(raw, shapes):
                         continue  # "invoice INV-2024-0031" where the examples' invoices are in_1PqR8sK2
+                    if handles and not HANDLE.fullmatch(raw):
+                        continue  # "new joiner Kenji …": a name, where the examples' values are logins (bwright)
                     if person and _CJK_RUN.fullmatch(raw):
                         while len(raw) > 2 and raw[-1] in _AFTER_A_NAME_ZH:  # "刘洋要借调": 刘洋, who is to go
                             raw, end = raw[:-1], end - 1

@@ -164,3 +164,16 @@ def test_a_namesakes_listed_values_are_known(hetong: Assistant, zhaopin: Assista
     # holds: a parameter's own known values come before a namesake's
     p = plan(zhaopin, "王磊要换部门，去产品部")
     assert p.status == "planned" and args(p, "transfer_employee")["new_department"] == "产品部"
+
+
+def test_a_name_is_no_login_and_a_placed_value_beats_a_known_one(itdesk: Assistant) -> None:
+    """"new joiner Kenji Watanabe …": the examples' managers are logins (bwright); "joiner Kenji" only
+    matched their "…er X" context — Kenji is the new hire's name. "… forward her mail to bwright": bwright
+    is the forward address its context places, not the leaver because the pack knows it as a username
+    (it offboarded bwright: a wrong write)."""
+    p = plan(itdesk, "new joiner Kenji Watanabe in sales, he'd like a yubikey for mfa")
+    assert args(p, "create_user")["full_name"] == "Kenji Watanabe" and "manager" not in args(p, "create_user")
+    p = plan(itdesk, "mchen's leaving, run the leaver process pls and forward her mail to bwright")
+    assert "bwright" not in str(args(p, "disable_user")) and not writes(itdesk, p)
+    p = plan(itdesk, "mchen is leaving, run the leaver process and fwd her mail to bwright")  # holds
+    assert args(p, "disable_user")["username"] == "mchen" and args(p, "archive_mailbox")["forward_to"] == "bwright"
