@@ -16,7 +16,10 @@ import regex
 log = logging.getLogger("datasmith")
 
 LOAD_BUDGET_S = 0.05  # per probe, when a pack loads
-MATCH_BUDGET_S = 0.05  # per search, when a request is planned
+# per search, when a request is planned: patterns that backtrack badly were refused at load, so this only
+# guards what the probes missed — generous enough that a busy machine (a descheduled thread) does not
+# drop an ordinary pattern's matches, which made plans differ from run to run
+MATCH_BUDGET_S = 0.5
 _PROBE_LENGTH = 28
 
 
@@ -46,9 +49,11 @@ def _probes(pattern: str) -> list[str]:
 
 
 def finditer(compiled: regex.Pattern[str], text: str) -> Iterator[regex.Match[str]]:
-    """Matches of a pack pattern within the time budget; a pattern that runs out yields no more."""
-    try:
-        yield from compiled.finditer(text, timeout=MATCH_BUDGET_S)
+    """Matches of a pack pattern within the time budget; a pattern that runs out yields none."""
+    try:  # (all at once: the budget is wall-clock time, and the caller's work between matches is not the pattern's)
+        matches = list(compiled.finditer(text, timeout=MATCH_BUDGET_S))
     except TimeoutError:
         log.warning("pack pattern %r ran out of time on a %d-character request; ignored", compiled.pattern,
                     len(text))
+        return
+    yield from matches

@@ -231,6 +231,15 @@ def one_step(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[s
                  and c.name not in makers and not c.ignores), best)
 
 
+def verbed(best: Candidate, ranked: list[Candidate]) -> Candidate:
+    """A write that does not know the request's leading verb (a verb the knowledge knows: "assign one
+    zoom seat to mchen" is no revocation) gives way to a plausible write that does and explains as much."""
+    if not best.writes or not best.unverbed or best.named:
+        return best
+    return next((c for c in ranked if c.writes and not c.unverbed and c.score >= ASK_MIN and c.fill >= best.fill
+                 and c.cov >= best.cov and len(c.ignores) <= len(best.ignores)), best)
+
+
 def clears_bar(c: Candidate) -> bool:
     """Evidence enough to plan it on its own: more for a plan that writes than for one that reads."""
     return c.score >= (WRITE_MIN if c.writes else READ_MIN)
@@ -518,6 +527,7 @@ def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decisi
     recipe = said_as_recipe(best, ranked, steps_of)
     stepped = one_step(recipe, ranked, steps_of)
     best = without_lookup(covering(explaining(fitter(stepped, ranked), ranked), ranked, steps_of), ranked, steps_of)
+    best = verbed(best, ranked)
     presumed, best = best, existing(best, ranked, steps_of)
     if (best is not presumed or (stepped is not recipe and best is stepped)) and best.plan is not None \
             and best.plan.missing:

@@ -165,11 +165,16 @@ def read_count(text: str) -> CountReading | None:
     """The count of copies the request states, if it states one (more than one, and only one count:
     "20 paid and 5 shipped orders" are two requests, so none is read)."""
     values = [s for s in find_spans(text, date(2000, 1, 1)) if s.kind in _VALUE_KINDS]  # positions only
+    # (一笔 is one; "has 5000 calls already" is what there is, not how many to make)
     readings = [r for r in _apart(text) + _cn_counts(text) + _en_counts(text)
-                if r.copies > 1 and not any(v.start < r.end and r.start < v.end for v in values)]  # 一笔 is one
+                if r.copies > 1 and not any(v.start < r.end and r.start < v.end for v in values)
+                and not _HAS_BEFORE.search(text[max(0, r.start - 24):r.start])]
     if len({r.copies for r in readings}) != 1:
         return None
     return min(readings, key=lambda r: r.start)
+
+
+_HAS_BEFORE = re.compile(r"(?i)\b(?:has|have|had|having)\s+(?:(?:already|now|currently|about|around)\s+)?$")
 
 
 def names_a_parameter(reading: CountReading, params: set[str]) -> bool:

@@ -262,6 +262,9 @@ class Extractor:
         open_slots = [sl for sl in handled if sl.required] or [sl for sl in handled if not sl.required]
         if len(open_slots) != 1:
             return
+        # (a required one of a write only for a login its own examples give: a write on a word no example
+        # placed could act on the wrong person — "we have 5 zoom seats, give one to mchen" is no revocation)
+        writes = open_slots[0].required and any(tool.side_effects for tool, _ in open_slots[0].params)
         shapes = [self.voc.shapes[k] for k in self._shape_keys(open_slots[0])]
         lengths = set().union(*(s.handles for s in shapes))
         taught = set().union(*(s.handle_words for s in shapes))  # (an example's own value is no pack word)
@@ -275,10 +278,11 @@ class Extractor:
         i = unknown[0]
         m = words[i]
         word = m.group(0)
-        if not HANDLE.fullmatch(word) or _INFLECTED.search(word) or not any(abs(len(word) - n) <= 3 for n in lengths):
+        if not HANDLE.fullmatch(word) or _INFLECTED.search(word) or not any(abs(len(word) - n) <= 3 for n in lengths) \
+                or not looks_like_login(word) or (writes and word not in taught):
             return
-        if i > 0 and words[i - 1].group(0).lower() in _ARTICLES:
-            return  # "the contractor": a thing named, not a login
+        if any(w.group(0).lower() in _ARTICLES for w in words[max(0, i - 2):i]):
+            return  # "the contractor", "the new guy": a thing named, not a login
         if not open_slots[0].required and not (i > 0 and words[i - 1].group(0).lower() in _HANDED_TO):
             return
         value: Any = word
@@ -1007,7 +1011,20 @@ def _counted_as_taught(text: str, start: int, end: int, shapes: list[Any]) -> bo
 
 
 _WORD_AT = re.compile(r"(?<![\w@./-])[A-Za-z][A-Za-z0-9._'-]*(?<![.'-])(?![\w@/])")
-_HANDED_TO = frozenset({"to", "for", "by", "from", "with", "cc"})
+_HANDED_TO = frozenset({"to", "by", "cc"})
+# How English words begin (two consonants): a login made of an initial and a surname (mchen, jdoe, bwright)
+# begins otherwise — "everyone", "whoever", "spotify", "review" are words, not logins
+_ONSETS = frozenset("bl br ch cl cr dr dw fl fr gh gl gn gr kl kn kr ph pl pn pr ps qu rh sc sh sk sl sm sn sp sq st "
+                    "sw th tr tw wh wr".split())
+
+
+def looks_like_login(word: str) -> bool:
+    """A lowercase token shaped like a login rather than an English word: it holds a digit, a dot, an
+    underscore or a dash (j.doe, sd-l2), or begins with two consonants no English word begins with."""
+    if any(c.isdigit() or c in "._-" for c in word):
+        return True
+    head = word[:2].lower()
+    return len(head) == 2 and not any(c in "aeiouy" for c in head) and head not in _ONSETS
 _ARTICLES = frozenset({"the", "a", "an", "this", "that", "these", "those", "my", "our", "their", "his", "her", "your"})
 # English endings that make a dictionary word, not a login ("compromised", "happily", "months")
 _INFLECTED = re.compile(r"(?:ed|ing|ly|tion|sion|ment|ness|able|ible|ful|less|ous|ive)$")

@@ -94,7 +94,7 @@ GENERIC_READ = READ_CUES | frozenset(["查", "看", "查询", "查看", "看看"
 # hire" is one to make; a request that makes something says so (the cues below).
 _DETERMINERS = r"(?:the|this|that|these|those|its|their|his|her|our|my|your)"
 # ("the same scope", "the other project": like something else, no thing said to exist)
-_DEFINITE_EN = re.compile(rf"\b{_DETERMINERS}\s+(?!(?:same|other|next|whole|entire|usual|default)\b)"
+_DEFINITE_EN = re.compile(rf"\b{_DETERMINERS}\s+(?!same\b)"
                           rf"([a-z][a-z-]+)(?:\s+([a-z][a-z-]+))?", re.I)
 _DEFINITE_ZH = re.compile(r"(?:这|那|该|此)(?:个|笔|单|张|位|辆|份|条|件|台|次|批|场|门|项|间|套|本|封)?([\u4e00-\u9fff]{1,2})")
 _BESIDE_EN = re.compile(rf"\b(?:for|on|to|onto|against|from)\s+{_DETERMINERS}\s+([a-z][a-z-]+)(?:\s+([a-z][a-z-]+))?", re.I)
@@ -240,12 +240,7 @@ _POLITE = re.compile(r"^\s*(?:please\s+|hey\s+|hi\s+)?(?:can|could|would|will)\s
 def is_polite_request(text: str) -> bool:
     """A request put as a question out of politeness ("can the driver pick it up tomorrow?"), also
     after what it is about ("ORD-1 is stuck, can you push the payment through?")."""
-    clauses = re.split(r"[,，.;!?？]\s*", text)
-    # ("org_1 paid their bill, can we reactivate them?": after what it is about, "can we" asks it done)
-    return any(_POLITE.match(clause) or (i > 0 and _CAN_WE.match(clause)) for i, clause in enumerate(clauses))
-
-
-_CAN_WE = re.compile(r"\s*(?:so\s+)?(?:can|could)\s+we\s+(?!not\b|still\b|even\b|just\b)\S+", re.I)
+    return any(_POLITE.match(clause) for clause in re.split(r"[,，.;!?？]\s*", text))
 
 
 def is_question(text: str) -> bool:
@@ -453,7 +448,12 @@ def acts_for_person(text: str) -> str | None:
     """The person a Chinese request does something for, said as someone who exists ("帮新来的同事做下
     社保增员": that colleague — a recipe that would first make a new employee is not asked for)."""
     m = _FOR_PERSON_ZH.search(text)
-    return m.group(1) if m else None
+    if m is None or _MAKES_ONE_ZH.search(text, m.end()):
+        return None  # "给业务同事造一个离职员工": the colleague asks for test data; something is made
+    return m.group(1)
+
+
+_MAKES_ONE_ZH = re.compile(r"造|生成|创建|新建|(?:来|弄|搞|做|建)一")
 
 
 def verb_on_pronoun(text: str) -> str | None:

@@ -86,7 +86,14 @@ from core.planning.questions import choice_question, language_of, missing_questi
 from core.planning.spans import REL_MONTH, Span
 from core.planning.text import find_phrases, normalize, shingles
 from core.planning.typed import MISSING, kin_shapes, trust_shapes, validate
-from core.planning.vocabulary import Vocabulary, candidate_key, shape_fits, signature, without_history
+from core.planning.vocabulary import (
+    DISCLAIMED,
+    Vocabulary,
+    candidate_key,
+    shape_fits,
+    signature,
+    without_history,
+)
 
 LOOSE_TRIGGER = 0.6  # a trigger phrase found with one gap in it
 RARE_HOLDERS = 3  # a request word at most this many candidates know brings them in, whatever retrieval ranked
@@ -226,6 +233,8 @@ class RulePlanner:
         quantities = [(s.start, s.end) for s in hard if s.kind in ("number", "date", "time", "month")]
         valued = _mask(text, [_value_part(s) for s in hard])
         masked = self._without_remarks(valued, units, quantities)
+        # what the request says not to do is nothing it asks for ("只建档案，不签合同": no contract recipe)
+        masked = DISCLAIMED.sub(lambda m: " " * len(m.group(0)), masked)
         # enum words stay in: they are the knowledge's own words ("which account ..." is not off-domain
         # because some parameter also has the value "account"). A statement of how things are still says
         # what the request is about ("…, it's spam"): off-domain words in it count.
@@ -312,7 +321,7 @@ class RulePlanner:
             told_before = [] if making or self.dated[key] else [
                 s for s in spans if _past(s, self.today() if c.intent > 0 else self.today() - timedelta(days=1), text)]
             told_before += soft
-            ignored[key] = [s for s in spans if (s.kind != "number" or s.unit) and not _restated(s.text, said)
+            ignored[key] = [s for s in spans if (s.kind != "number" or s.unit or s.text[-1:] in "kK") and not _restated(s.text, said)
                             and s not in told_before
                             and not (s.kind in ("date", "month", "time") and _POSSESSIVE.match(text, s.end))
                             and not any(s.start < e2 and s2 < s.end for s2, e2 in heard)]

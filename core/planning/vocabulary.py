@@ -275,7 +275,8 @@ def pattern_words(patterns: list[str]) -> list[str]:
     how the pack's authors say the value is asked for, so words of the tool. (Escapes and classes are no words.)"""
     out: list[str] = []
     for pattern in patterns:
-        bare = re.sub(r"\\[A-Za-z]|\[[^\]]*\]|\{[^}]*\}", " ", _without_captures(pattern))
+        optional = re.sub(r"\(\?:[^()]*\)[?*]", " ", pattern)  # ("req(?:uests)?": no word "uests")
+        bare = re.sub(r"\\[A-Za-z]|\[[^\]]*\]|\{[^}]*\}", " ", _without_captures(optional))
         out += re.findall(r"[\u3400-\u9fff]{2,}|[A-Za-z]{3,}", bare)
     return out
 
@@ -316,13 +317,13 @@ _AWAITING = re.compile(r"待(?:审批|审核|确认|支付|付款|发货|收货|
 
 # What a description says the tool does not do is no word of what it does: "只建档案不签合同、不做社保增员",
 # "creates the org only; does not issue a key" (a request for the enrolment is not a request for it)
-_DISCLAIMED = re.compile(r"(?:不|不会|不再|并不|无需)(?:做|签|办|办理|含|包含|包括|涉及|处理|负责|触发|生成|发起|走|建|开|改|动)"
-                         r"[\u4e00-\u9fff]*"
+DISCLAIMED = re.compile(r"(?:不|不会|不再|并不|无需)(?:做|签|办|办理|含|包含|包括|涉及|处理|负责|触发|生成|发起|走|建|开|改|动)"
+                         r"[\u4e00-\u9fff]{0,4}"
                          r"|(?i:\b(?:does\s+not|doesn't|do\s+not|don't|will\s+not|won't|never)\s+[^.;,()\n]*)")
 
 
 def tool_words(tool: ToolSpec, *, with_examples: bool = True, base: str = "") -> list[str]:
-    words = [name_words(tool.tool_name), _DISCLAIMED.sub(" ", _AWAITING.sub(" ", tool.description))]
+    words = [name_words(tool.tool_name), DISCLAIMED.sub(" ", _AWAITING.sub(" ", tool.description))]
     if with_examples:
         words += [_masked(e, enum_words(tool), base) for e in tool.examples]
     for p in tool.parameters:

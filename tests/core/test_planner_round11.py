@@ -48,12 +48,12 @@ def test_acting_for_a_person_does_not_make_a_new_one(hetong: Assistant) -> None:
 
 
 def test_what_a_description_says_a_tool_does_not_do_is_not_its_word() -> None:
-    from core.planning.vocabulary import _DISCLAIMED
+    from core.planning.vocabulary import DISCLAIMED
 
-    assert _DISCLAIMED.sub("|", "新建员工档案，只建档案不签合同、不做社保增员。姓名不填系统随机生成") == \
+    assert DISCLAIMED.sub("|", "新建员工档案，只建档案不签合同、不做社保增员。姓名不填系统随机生成") == \
         "新建员工档案，只建档案|、|。姓名不填系统随机生成"
-    assert _DISCLAIMED.sub("|", "Creates the org only; does not issue a key.") == "Creates the org only; |."
-    assert _DISCLAIMED.sub("|", "验收结果:合格/不合格") == "验收结果:合格/不合格"  # a value, not a disclaimer
+    assert DISCLAIMED.sub("|", "Creates the org only; does not issue a key.") == "Creates the org only; |."
+    assert DISCLAIMED.sub("|", "验收结果:合格/不合格") == "验收结果:合格/不合格"  # a value, not a disclaimer
 
 
 # --- chat words, bare questions about a thing, statements after the request -------------------------------
@@ -123,11 +123,6 @@ def test_a_participle_that_says_which_to_list_is_no_change(devhub: Assistant) ->
     assert p.status == "planned" and p.rule == "revoked_key_org"
 
 
-def test_can_we_after_what_it_is_about_asks_it_done(devhub: Assistant) -> None:
-    p = plan(devhub, "org_z2x4c finally paid their bill, can we reactivate them?")
-    assert p.status == "planned" and tools(p) == ["reactivate_org"]
-
-
 def test_a_state_word_inside_an_event_name_names_no_state(devhub: Assistant) -> None:
     """"a key.revoked test event": the event type, not the revoked-key recipe's target state."""
     p = plan(devhub, "fire a key.revoked test event at we_4r5t6y")
@@ -177,3 +172,38 @@ def test_a_name_is_no_login_and_a_placed_value_beats_a_known_one(itdesk: Assista
     assert "bwright" not in str(args(p, "disable_user")) and not writes(itdesk, p)
     p = plan(itdesk, "mchen is leaving, run the leaver process and fwd her mail to bwright")  # holds
     assert args(p, "disable_user")["username"] == "mchen" and args(p, "archive_mailbox")["forward_to"] == "bwright"
+
+
+# --- from the independent review: each wrote data on a guess while the round was under way ----------------
+
+def test_words_that_are_no_logins_fill_no_username(itdesk: Assistant) -> None:
+    """A lone unknown word fills a login only if it looks like one (an initial and a surname: mchen),
+    for a look-up or after to/by; "everyone", "whoever", "the new guy" wrote data."""
+    for text in ("revoke zoom from everyone", "grant vpn to whoever", "revoke vpn, urgent",
+                 "set up remote access for the new guy", "archive mailbox careers", "assign INC-204518 for review"):
+        p = plan(itdesk, text)
+        assert not writes(itdesk, p), (text, tools(p), [s.arguments for s in p.steps])
+    # a write on a login no example placed: not a revocation for "give one to mchen"
+    for text in ("assign one zoom seat to mchen", "we have 5 zoom seats, give one to mchen"):
+        assert "revoke_license" not in tools(plan(itdesk, text)), text
+
+
+def test_a_state_said_before_can_we_is_no_value(devhub: Assistant) -> None:
+    """"org_1 is on free, can we upgrade to pro?" wrote new_plan=free while "can we" after a statement
+    counted as a request; it is asked about again (the current state is no value to set)."""
+    for text in ("org_8f3k2 is on free, can we upgrade to pro?", "inv_5k2j8q is overdue, can we void it?",
+                 "hypothetically, can we suspend org_8f3k2?", "suspend the other org"):
+        p = plan(devhub, text)
+        assert not writes(devhub, p), (text, tools(p), [s.arguments for s in p.steps])
+
+
+def test_a_count_someone_has_makes_no_copies(devhub: Assistant) -> None:
+    p = plan(devhub, "org_8f3k2 has 5000 calls already, simulate 7000")
+    assert p.copies == 1 and args(p, "simulate_usage")["api_calls"] == 7000
+
+
+def test_what_the_request_says_not_to_do_is_not_asked(hetong: Assistant, mailhub: Assistant) -> None:
+    p = plan(hetong, "只建档案，不签合同")
+    assert tools(p) == ["create_employee"]
+    p = plan(mailhub, "refund 1k on inv_2026_0042")  # 1k left unused: never a full refund
+    assert not writes(mailhub, p)

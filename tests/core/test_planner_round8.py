@@ -221,12 +221,13 @@ def test_a_plain_dont_is_no_step_left_undone(lending: Assistant, jiaowu: Assista
     assert "pay_tuition" in tools(p)
 
 
-def test_a_write_the_request_says_not_to_do_is_asked_about(idcloud: Assistant) -> None:
-    """"create a tenant called Acme and don't invoice them": the tenant recipe would invoice them."""
+def test_a_write_the_request_says_not_to_do_is_not_run(idcloud: Assistant) -> None:
+    """"create a tenant called Acme and don't invoice them": the tenant recipe would invoice them. (It was
+    asked about; since the eighth session what the request says not to do asks for nothing, and the
+    tenant alone — what was asked — is made.)"""
     p = plan(idcloud, "create a tenant called Acme and don't invoice them")
-    assert not writes(idcloud, p)
-    assert p.status == "needs_input" and "create_tenant" in [c.tool or c.rule for c in p.choices]
-    assert "tenant_lifecycle" not in [c.rule for c in p.choices]  # the one that would invoice is not offered
+    assert [s.tool_name for s in p.running()] == ["create_tenant"] and p.rule is None
+    assert p.steps[0].arguments["company_name"] == "Acme"
 
 
 def test_jiao_telling_someone_to_come_is_no_name(jiaowu: Assistant) -> None:
