@@ -93,7 +93,7 @@ GENERIC_READ = READ_CUES | frozenset(["查", "看", "查询", "查看", "看看"
 # "the booking", "this car", "这笔订单", "该员工": a thing that already exists. "a paid order" or "new
 # hire" is one to make; a request that makes something says so (the cues below).
 _DETERMINERS = r"(?:the|this|that|these|those|its|their|his|her|our|my|your)"
-# ("the same scope", "the other project": like something else, no thing said to exist)
+# ("the same scope": like something else, no thing said to exist; "the other org" is one that exists)
 _DEFINITE_EN = re.compile(rf"\b{_DETERMINERS}\s+(?!same\b)"
                           rf"([a-z][a-z-]+)(?:\s+([a-z][a-z-]+))?", re.I)
 _DEFINITE_ZH = re.compile(r"(?:这|那|该|此)(?:个|笔|单|张|位|辆|份|条|件|台|次|批|场|门|项|间|套|本|封)?([\u4e00-\u9fff]{1,2})")
