@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from core.models import NOT_COPIED, Plan
+from core.planning.lexicon import HAVING
 from core.planning.spans import UNITS, find_spans
 from core.planning.text import cn_number
 
@@ -174,7 +175,7 @@ def read_count(text: str) -> CountReading | None:
     return min(readings, key=lambda r: r.start)
 
 
-_HAS_BEFORE = re.compile(r"(?i)\b(?:has|have|had|having)\s+(?:(?:already|now|currently|about|around)\s+)?$")
+_HAS_BEFORE = re.compile(rf"(?i)\b(?:{'|'.join(sorted(HAVING))})\s+(?:(?:already|now|currently|about|around)\s+)?$")
 
 
 def names_a_parameter(reading: CountReading, params: set[str]) -> bool:

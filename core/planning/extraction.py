@@ -23,7 +23,7 @@ from typing import Any, Literal
 from core.knowledge import Knowledge
 from core.models import ParamSpec, RuleSpec, ToolSpec
 from core.pack_regex import finditer as pack_finditer
-from core.planning.lexicon import intent, is_stopword, name_words, stem, tokens
+from core.planning.lexicon import HAVING, intent, is_stopword, name_words, stem, tokens
 from core.planning.names import looks_like_name, person_names, takes_person
 from core.planning.spans import EN_NUMBER_WORDS, Span, with_arabic_numerals
 from core.planning.text import cn_number
@@ -126,6 +126,11 @@ def _implied(param: ParamSpec) -> ParamSpec:
         if lowered == suffix or lowered.endswith(("_" + suffix, suffix)):
             return param.model_copy(update={"format": fmt})
     return param
+
+
+def slot_keys(slot: Slot) -> list[tuple[str, str]]:
+    """The (owner, name) keys the knowledge learnt a slot's values under: its rules' and its tools'."""
+    return [(owner, slot.name) for owner in slot.owners] + [(t.tool_name, p.name) for t, p in slot.params]
 
 
 class Extractor:
@@ -251,10 +256,12 @@ class Extractor:
 
     def _sole_handle(self, text: str, spans: list[Span], slots: list[Slot], taken: dict[str, Found],
                      refused: dict[str, str]) -> None:
-        """One word nothing here knows, shaped like the handles the examples give a required parameter
-        (jdoe, bwright), and that one parameter still to fill: it is that handle ("does mchen have mfa
-        set up?"). Not a noun after an article ("the contractor"), nor an inflected English word
-        ("compromised", "months"), nor a word beside another unknown one (a phrase of another domain)."""
+        """The one word of the request nothing here knows (values other slots took aside), shaped like a
+        login (`looks_like_login`) and like the handles the examples give the one handle parameter still
+        to fill: it is that handle ("does mchen have mfa set up?"). A required parameter of a write takes
+        only a login its examples give; an optional one only after to/by/cc ("assign INC-1 to sjones").
+        Not a noun after an article ("the contractor", "the new guy"), nor an inflected English word
+        ("compromised", "months"); two unknown words (a phrase of another domain) fill nothing."""
         handled = [sl for sl in slots if sl.kind in ("input", "unmapped") and sl.name not in taken
                    and sl.name not in refused and sl.params and self._takes_handles(sl)]
         # (a required one first; else an optional one, for a handle said after a preposition: "assign
@@ -293,8 +300,7 @@ class Extractor:
         taken[open_slots[0].name] = Found(value, m.start(), m.end(), "sole", LOOSE)
 
     def _shape_keys(self, slot: Slot) -> list[tuple[str, str]]:
-        keys = [(owner, slot.name) for owner in slot.owners] + [(t.tool_name, p.name) for t, p in slot.params]
-        return [k for k in keys if k in self.voc.shapes]
+        return [k for k in slot_keys(slot) if k in self.voc.shapes]
 
     def _takes_handles(self, slot: Slot) -> bool:
         """A free string parameter every example value of which is a handle."""
@@ -327,7 +333,7 @@ class Extractor:
         and those of its (owner, name) keys the knowledge learnt something for — a rule's slot that
         feeds a tool's parameter and learnt nothing of its own finds what the tool's slot finds."""
         learnt = (self.voc.contexts, self.voc.shapes, self.voc.known_values, self.voc.shared_values)
-        keys = [(owner, slot.name) for owner in slot.owners] + [(t.tool_name, p.name) for t, p in slot.params]
+        keys = slot_keys(slot)
         return (slot.name, tuple((t.tool_name, p.name) for t, p in slot.params),
                 tuple(k for k in keys if any(k in d for d in learnt)))
 
@@ -348,7 +354,7 @@ class Extractor:
                 # pattern is about its own name, so it only hints
                 found = [Found(f.value, f.start, f.end, f.how, min(f.score, DECLARED)) for f in found]
             out += found
-        keys = [(owner, slot.name) for owner in slot.owners] + [(t.tool_name, p.name) for t, p in slot.params]
+        keys = slot_keys(slot)
         out += self._from_contexts(text, spans, slot, keys)
         out += self._from_spans(text, spans, slot, keys)
         out += self._person_names(text, spans, slot, keys)
@@ -999,7 +1005,7 @@ def _counted_as_taught(text: str, start: int, end: int, shapes: list[Any]) -> bo
     m = RIGHT_WORD.match(text[end:end + 24])
     if not m or not any(m.group(1).lower() in s.rights for s in shapes):
         return False
-    if (_left_word(text, start) or "") in _HAVING:
+    if (_left_word(text, start) or "") in HAVING:
         return False
     if not m.group(1).isascii():
         return True
@@ -1025,18 +1031,22 @@ def looks_like_login(word: str) -> bool:
         return True
     head = word[:2].lower()
     return len(head) == 2 and not any(c in "aeiouy" for c in head) and head not in _ONSETS
+
+
 _ARTICLES = frozenset({"the", "a", "an", "this", "that", "these", "those", "my", "our", "their", "his", "her", "your"})
 # English endings that make a dictionary word, not a login ("compromised", "happily", "months")
 _INFLECTED = re.compile(r"(?:ed|ing|ly|tion|sion|ment|ness|able|ible|ful|less|ous|ive)$")
 _REFERS_TO = frozenset({"see", "at", "per", "via", "visit", "check", "from", "read"})
-_HAVING = frozenset({"has", "have", "had", "having"})
 
 
 def held_number(text: str, span: Span) -> bool:
     """A bare number someone has ("they have 5 seats", "it currently has 12"): the state told as
     context, never a value to set — unless it is what they have *to* do or get ("have 3 more to add")."""
-    return span.kind == "number" and (_left_word(text, span.start) or "") in _HAVING \
-        and not re.match(r"\s*(?:[a-z]+\s+){0,2}(?:more|left|to|remaining)\b", text[span.end:span.end + 32], re.I)
+    return span.kind == "number" and (_left_word(text, span.start) or "") in HAVING \
+        and not _STILL_TO.match(text, span.end, span.end + 32)
+
+
+_STILL_TO = re.compile(r"\s*(?:[a-z]+\s+){0,2}(?:more|left|to|remaining)\b", re.I)
 # what may follow "250 contacts" for the quantity to end there: the end, a break, or a word that goes on
 # to something else ("into lst_1", "is enough", "please")
 _QUANTITY_ENDS = re.compile(r"\s*(?:$|[,.;!?，。；！？)]|(?:into|in|to|on|for|and|is|are|should|please|pls|"

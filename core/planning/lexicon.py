@@ -40,6 +40,7 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z']*|[\u3400-\u9fff]+")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
 
+HAVING = frozenset({"has", "have", "had", "having"})  # "they have 5 seats": what there is, not what to do
 READ_CUES_ZH = ("查询", "查看", "查下", "查一下", "看看", "看下", "看一下", "状态", "进度", "详情", "有没有", "多少", "哪个",
                 "哪些", "什么", "吗", "余额", "还剩", "搜", "列出", "清单", "名单")
 WRITE_CUES_ZH = ("建", "造", "生成", "创建", "新建", "下单", "挂", "约", "开", "缴", "付", "退", "取消", "申请", "提交",

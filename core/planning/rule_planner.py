@@ -232,13 +232,11 @@ class RulePlanner:
         units = [(s.start, s.end) for s in hard] + enum_units + names
         quantities = [(s.start, s.end) for s in hard if s.kind in ("number", "date", "time", "month")]
         valued = _mask(text, [_value_part(s) for s in hard])
-        masked = self._without_remarks(valued, units, quantities)
+        masked, told = self._without_remarks(valued, units, quantities)
         # what the request says not to do is nothing it asks for ("只建档案，不签合同": no contract recipe)
         masked = DISCLAIMED.sub(lambda m: " " * len(m.group(0)), masked)
         # enum words stay in: they are the knowledge's own words ("which account ..." is not off-domain
-        # because some parameter also has the value "account"). A statement of how things are still says
-        # what the request is about ("…, it's spam"): off-domain words in it count.
-        told = self._without_remarks(valued, units, statements=False)
+        # because some parameter also has the value "account"); so do a statement's ("…, it's spam")
         alien = self.voc.lexicon.alien(self.voc.lexicon.request_tokens(_mask(told, units[:len(hard)] + names)))
         plain_text = self._plain(text)
         destroys = destructive(plain_text)
@@ -264,6 +262,7 @@ class RulePlanner:
         things = definite_things(masked)
         pronounced = verb_on_pronoun(plain_text)
         beneficiary = acts_for_person(masked)
+        beneficiary_words = frozenset(self.voc.lexicon.request_tokens(beneficiary)) if beneficiary else frozenset()
         making = asks_to_make(masked)  # (then a date is what is made: "make 3 paid orders yesterday")
         dont = set(told_not_to(plain_text))
         ignored: dict[str, list[Span]] = {}  # candidate -> the values it would leave unused
@@ -340,7 +339,8 @@ class RulePlanner:
                                                       c.spoken)
                 if not c.presumes and pronounced and _acts_later(ran, c.running_writes, c.spoken, pronounced):
                     c.presumes = [pronounced]  # "escalate it to T&S": a ticket that exists, not a new one
-                if not c.presumes and beneficiary and self._makes_them(ran, c.running_writes, c.spoken, beneficiary):
+                if not c.presumes and beneficiary and self._makes_them(ran, c.running_writes, c.spoken,
+                                                                       beneficiary_words):
                     c.presumes = [beneficiary]  # "帮新来的同事做下社保增员": that colleague, not a new hire
             elif c.writes:  # a tool whose name says it makes the thing the request speaks of as existing
                 makes = made_by_name(name)  # (a Chinese word for it: one the maker's own words know)
@@ -368,13 +368,12 @@ class RulePlanner:
         return out
 
     def _makes_them(self, ran: Sequence[PlanStep], writes: frozenset[str], spoken: dict[str, frozenset[str]],
-                    person: str) -> bool:
+                    person: frozenset[str]) -> bool:
         """Whether a recipe's first write makes a person (it takes a person's name) that the request says
-        nothing of but the person (给新员工…: 员工), while it speaks of a later write: what it asks is done
-        for someone who exists."""
+        nothing of but the words naming the person (给新员工…: 员工), while it speaks of a later write: what
+        it asks is done for someone who exists."""
         made = [s.tool_name for s in ran if s.tool_name in writes]
-        said = set(self.voc.lexicon.request_tokens(person))
-        if len(made) < 2 or spoken.get(made[0], frozenset()) - said or not any(spoken.get(t) for t in made[1:]):
+        if len(made) < 2 or spoken.get(made[0], frozenset()) - person or not any(spoken.get(t) for t in made[1:]):
             return False
         return any(takes_person(p.name, p.description or "") for p in self.kn.tools[made[0]].parameters)
 
@@ -531,33 +530,39 @@ class RulePlanner:
         return out if len(out) > 1 else []  # one clause: coverage already says how much is explained
 
     def _without_remarks(self, text: str, units: list[tuple[int, int]],
-                         quantities: Sequence[tuple[int, int]] = (), statements: bool = True) -> str:
+                         quantities: Sequence[tuple[int, int]] = ()) -> tuple[str, str]:
         """Clauses the knowledge knows no word of and that hold no value ("项目上线期间不能休" after the
-        request proper) are a remark, not what is asked: they neither help nor hurt any candidate."""
+        request proper) are a remark, not what is asked: they neither help nor hurt any candidate. So is,
+        after the request, a statement of how things are, half of it words nothing here knows, with at
+        most a quantity or a date in it ("…, laptop might be compromised", "…, hasn't used it in 3
+        months"). Returns the text without every remark, and without the remarks but those statements
+        (whose off-domain words still say what the request is about: "…, it's spam")."""
         clauses = [(m.start(), m.end()) for m in _CLAUSE.finditer(text)]
         if len(clauses) < 2:
-            return text
+            return text, text
         lexicon = self.voc.lexicon
 
-        def remark(s: int, e: int) -> bool:
+        def remark(s: int, e: int) -> str | None:
             if _ASKING_CLAUSE.match(text[s:e]):
-                return False  # (a clause that asks for something is the request, known words or not)
+                return None  # (a clause that asks for something is the request, known words or not)
             held = [(us, ue) for us, ue in units if us < e and s < ue]
-            statement = statements and s > 0 and _STATEMENT.match(text[s:e]) is not None
+            statement = s > 0 and _STATEMENT.match(text[s:e]) is not None
             if held and not (statement and all(u in quantities for u in held)):
-                return False
+                return None
             tokens = lexicon.request_tokens(text[s:e])
-            known = sum(lexicon.has(t) for t in tokens)
             if held and not tokens:
-                return False
-            # (or mostly words nothing here knows: "their conversion tracking broke last night"; or, after
-            # the request, a statement of how things are, half of it words nothing here knows, with at most a
-            # quantity or a date in it: "…, laptop might be compromised", "…, hasn't used it in 3 months")
-            return (not held and (not known or (len(tokens) >= REMARK_WORDS and known / len(tokens) <= REMARK_KNOWN))) \
-                or (statement and known / len(tokens) <= 0.5)
+                return None
+            known = sum(lexicon.has(t) for t in tokens)
+            # (or mostly words nothing here knows: "their conversion tracking broke last night")
+            if not held and (not known or (len(tokens) >= REMARK_WORDS and known / len(tokens) <= REMARK_KNOWN)):
+                return "remark"
+            return "statement" if statement and known / len(tokens) <= 0.5 else None
 
-        remarks = [(s, e) for s, e in clauses if remark(s, e)]
-        return _mask(text, remarks) if len(remarks) < len(clauses) else text
+        kinds = [(s, e, remark(s, e)) for s, e in clauses]
+        remarks = [(s, e) for s, e, kind in kinds if kind == "remark"]
+        every = [(s, e) for s, e, kind in kinds if kind]
+        return (_mask(text, every) if len(every) < len(clauses) else text,
+                _mask(text, remarks) if len(remarks) < len(clauses) else text)
 
     def _value_units(self, text: str, spans: list[Span]) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
         """The values a request states beside its typed spans: enum words of any parameter, and
