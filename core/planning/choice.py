@@ -91,6 +91,8 @@ class Candidate:
     skipped_writes: frozenset[str] = frozenset()  # ... and those its conditions skip for this request
     presumes: list[str] = field(default_factory=list)  # things said to exist ("the booking") its first write makes
     presumed_by: str | None = None  # ... or, when a later write makes them, that write
+    for_someone: bool = False  # ... a person the request acts for (帮他签合同), whom its first write would make
+    pointed_at: bool = False  # ... a thing pointed at with 这/那/该 (这个授信申请), which its first write would make
     leaves: int = 0  # clauses of the request (with words the knowledge knows) it knows no word of
     deaf: bool = False  # a part put as a request of its own ("…，帮他开通邮箱") that it knows no word of
     verb_named: bool = False  # the request starts with the verb its name starts with ("send cmp_1": send_campaign)
@@ -103,6 +105,7 @@ class Candidate:
     inquires: bool = False  # ... one that asks for information ("what's …?", 批了没), not "can we …?"
     only_asks: bool = False  # ... and nothing else: every clause a question ("where's SO-1? has it shipped")
     fact: bool = False  # the request asks when, why or how long (什么时候, 为什么): only a read answers it
+    vague: bool = False  # the request asks only to "sort it out" / 处理一下: the change is left unsaid
     assignment: Assignment | None = None
     plan: Plan | None = None
     score: float = 0.0
@@ -386,7 +389,12 @@ def existing(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[s
     is not what was asked: the step that does what the request says is (it asks which thing is
     meant when the request does not say). A trigger or a target state said as written keeps it: the
     recipe was named ("invoice lifecycle on acct_1", "O1 推进到已发货")."""
-    if best.kind != "rule" or best.trigger >= 1.0 or best.state >= 1.0 or best.plan is None:
+    # (a state said of a thing the request speaks of as existing is done to that thing: "这个授信申请审批
+    # 通过" approves that application, it does not make a user and an application to approve)
+    # (in Chinese: 这个/那笔 say "that one"; English "its invoice", "the org itself" are as often parts of
+    # what is made: "bring an org all the way to suspended for not paying its invoice")
+    stated_of_one = best.state >= 1.0 and best.pointed_at
+    if best.kind != "rule" or best.trigger >= 1.0 or (best.state >= 1.0 and not stated_of_one) or best.plan is None:
         return best
     ran = best.plan.running()
     writes = [s.tool_name for s in ran if s.tool_name in best.running_writes]
@@ -406,7 +414,12 @@ def existing(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[s
              and (words - own or (words - set(best.presumes)) & set(name_stems(name)))}
     # that step, or another recipe that does it and makes nothing the request speaks of as existing
     # ("把这台电脑领用给李娜": handing over, not the new-hire recipe that registers a new computer first)
-    return next((c for c in ranked if c.score >= ASK_MIN and (
+    # (for someone the request acts for, or a state said of a thing that exists, its own step however
+    # weakly scored, when that step would still ask which one is meant: a question, never a write —
+    # "研发部新来的同事，帮他签合同" speaks of the colleague in words no step knows)
+    weak_step = {id(c) for c in ranked if (best.for_someone or stated_of_one) and c.kind == "tool"
+                 and c.name in steps_of[best.name] and c.plan is not None and c.plan.missing}
+    return next((c for c in ranked if (c.score >= ASK_MIN or id(c) in weak_step) and (
         (c.kind == "tool" and c.name in asked)
         or (c.kind == "rule" and c is not best and not c.presumes and first not in c.running_writes
             and asked & c.running_writes))), best)
@@ -546,6 +559,8 @@ def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decisi
             return Decision("ask", changes[0], changes[:3], reason="the request asks for a change; this would only read")
         return Decision("no_match", None, reason="the request asks for a change nothing here makes")
     decision = _judge(best, ranked, steps_of)
+    if decision.verdict == "plan" and best.writes and best.vague and not best.named:
+        return Decision("ask", best, [best, *others[:2]], reason="the request does not say which change to make")
     if decision.verdict == "plan" and best.writes and best.only_asks:  # (no read is near: still no change)
         return Decision("ask", best, [best, *others[:2]], reason="the request only asks; this would change data")
     if decision.verdict == "plan" and _misdirected(best):
@@ -560,14 +575,16 @@ def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decisi
 
 
 # Undoing what was just made (not the steps of a lifecycle's end: remove_social_insurance, terminate_contract)
-_UNDOING = frozenset(stem(w) for w in "cancel void revoke delete reject withdraw".split())
+_UNDOING = frozenset(stem(w) for w in "cancel void revoke delete reject withdraw freeze unbind unassign".split())
 
 
 def _undoes_unasked(best: Candidate) -> str | None:
     """A recipe no trigger or state named that would undo something (cancel, revoke, void …) at a step
     the request says nothing particular of: "给商品1造一笔订单,付了款但还没发货" is no order made and
     cancelled. Returns that step's tool."""
-    if best.kind != "rule" or best.strong or best.destroys:  # ("rotate the key": its trigger said, loosely)
+    # ("rotate the key": its trigger said, loosely; "860… 这个终端坏了 换成 868…": both IMEIs in the
+    # recipe's own shapes, every word its own — a swap unbinds the old one)
+    if best.kind != "rule" or best.strong or best.destroys or best.pinned:
         return None
     for tool in sorted(best.running_writes):
         if not _UNDOING.intersection(name_stems(tool)):

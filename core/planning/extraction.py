@@ -20,6 +20,8 @@ from datetime import date
 from functools import lru_cache
 from typing import Any, Literal
 
+import regex
+
 from core.knowledge import Knowledge
 from core.models import ParamSpec, RuleSpec, ToolSpec
 from core.pack_regex import finditer as pack_finditer
@@ -109,6 +111,44 @@ def rule_slots(rule: RuleSpec, kn: Knowledge) -> list[Slot]:
             if tool.tool_name not in slot.owners:
                 slot.owners.append(tool.tool_name)
     return list(slots.values())
+
+
+def _cased(pattern: Any, text: str, found: list[Found]) -> list[Found]:
+    """An id typed in the other case ("vh-3310" where the pack writes VH-\\d{4}): the value as the
+    pattern writes it, where exactly one casing of it matches (never a word: an id holds a digit)."""
+    out: list[Found] = []
+    loose = _CASELESS.get(pattern.pattern)
+    if loose is None:
+        loose = _CASELESS.setdefault(pattern.pattern, regex.compile(pattern.pattern, pattern.flags | regex.IGNORECASE))
+    for m in pack_finditer(loose, text):
+        i = 1 if m.groups() else 0
+        raw = m.group(i)
+        if raw is None or not any(c.isdigit() for c in raw) or any(f.start < m.end(i) and m.start(i) < f.end for f in found):
+            continue
+        fits = [v for v in {raw.upper(), raw.lower()} if v != raw and (h := pattern.search(v)) and h.group(i) == v]
+        if len(fits) == 1:
+            out.append(Found(fits[0], m.start(i), m.end(i), "pattern", PATTERN))
+    return out
+
+
+_CASELESS: dict[str, Any] = {}
+
+
+def _scaled(found: Found, spans: list[Span]) -> Found:
+    """A pattern's digits that stop before the scale the request puts after them ("额度3w", "预算15k",
+    "2.5万"): the number the request says, not its first digits."""
+    if found.how != "pattern" or not isinstance(found.value, str) or not _DIGITS.fullmatch(found.value):
+        return found
+    for sp in spans:
+        rest = sp.text[found.end - sp.start:]
+        if sp.kind in ("number", "amount") and sp.start <= found.start and found.end < sp.end \
+                and rest[:1] in _SCALES and not rest[1:2].isalpha():  # (not the k of 12kg)
+            return Found(sp.value, found.start, sp.end, found.how, found.score)
+    return found
+
+
+_DIGITS = re.compile(r"\d+(?:\.\d+)?")
+_SCALES = frozenset("kKwW万千")
 
 
 def _strictly_inside(start: int, end: int, span: Span) -> bool:
@@ -349,6 +389,7 @@ class Extractor:
             found = [f for f in self._explicit(text, tool, param)  # not the "uk" of an email's ".co.uk"
                      if (f.how != "enum" or not any(_strictly_inside(f.start, f.end, sp) for sp in typed))
                      and not (when and any(_strictly_inside(f.start, f.end, sp) for sp in when))]  # not the 2024 of 2024-07-01
+            found = [_scaled(f, spans) for f in found]
             if named and param.name != slot.name:
                 # another step's parameter fed by this name ("warehouse" for "from_warehouse"): its
                 # pattern is about its own name, so it only hints
@@ -393,6 +434,7 @@ class Extractor:
                                           and not self._could_be_value(m.group(i), param)):
                     continue
                 out.append(Found(m.group(i), m.start(i), m.end(i), "pattern", PATTERN))
+            out += _cased(pattern, text, out)
             if digits == text:
                 continue
             for m in pack_finditer(pattern, digits):  # the same pattern, with 五个积分 read as 5个积分
@@ -411,6 +453,7 @@ class Extractor:
             preferred = [h for h in hits if h.start > 0 and text[h.start - 1] in lefts]
             # (and one said as what something is to be comes first: "the member should be an officer")
             hits = sorted(hits, key=lambda h: (bool(_NEGATED_BEFORE.search(text[max(0, h.start - 12):h.start])),
+                                               way is None and bool(_NOW_BEFORE.search(text[max(0, h.start - 16):h.start])),
                                                not _TO_BE_BEFORE.search(text[max(0, h.start - 16):h.start]),
                                                h not in preferred))
         for rank, h in enumerate(hits):
@@ -934,7 +977,9 @@ def _kind_fits(span: Span, param: ParamSpec) -> bool:
     return span.kind == "id" and param.type == "string" and "format" not in (_implied(param).model_extra or {})
 
 
-_TO_BE_BEFORE = re.compile(r"(?:\b(?:be|become|as|into)(?:\s+(?:a|an|the))?|设为|设成|改为|改成|变成|换成)\s*$", re.I)
+_TO_BE_BEFORE = re.compile(r"(?:\b(?:be|become|as|into|to)(?:\s+(?:a|an|the))?|->|→|设为|设成|改为|改成|变成|换成|升到|降到|调到|改到|转为|转成|升级到|降级到|升级为|降级为)\s*$", re.I)
+# what something is now, said before what it is to be ("acct_1 is on free, upgrade it to pro", "从试用转正式")
+_NOW_BEFORE = re.compile(r"(?:\b(?:is|are|was|currently|still|from)(?:\s+(?:on|at|in))?(?:\s+(?:a|an|the))?|从|由|现在是|目前是|还是)\s*$", re.I)
 _NEGATED_BEFORE = re.compile(r"(?:\b(?:not|no|non|instead\s+of|rather\s+than)(?:\s+(?:a|an|the))?|不是|不要|非|别)\s*$", re.I)
 _FROM_NAMES = frozenset("from source src origin old".split())
 _TO_NAMES = frozenset("to target dest destination new".split())

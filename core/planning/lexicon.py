@@ -33,7 +33,9 @@ STOP_ZH = ("麻烦你", "麻烦", "帮我", "给我", "帮忙", "请你", "请",
            "能不能", "可不可以", "可以", "是否", "顺便", "然后", "现在", "马上", "赶紧", "谢谢", "你好", "好的",
            "的", "了", "吗", "呢", "吧", "啊", "呀", "哦", "嘛", "我", "你", "您", "他", "她", "它", "们", "帮",
            "给", "把", "个", "这", "那", "在", "是", "就", "也", "还", "都", "和", "跟", "与", "及", "并", "又",
-           "很", "太", "更", "最", "先", "再", "着", "过", "啦", "咯")
+           "很", "太", "更", "最", "先", "再", "着", "过", "啦", "咯",
+           # "帮忙走下流程": go through the procedure, whichever it is — no word of any one of them
+           "走一下流程", "走一遍流程", "走下流程", "走个流程", "走流程")
 VALUE_WEIGHT = 2.0  # a value the request states weighs like a fairly telling word
 _STOP_ZH = re.compile("|".join(sorted(map(re.escape, STOP_ZH), key=len, reverse=True)))
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*|[\u3400-\u9fff]+")
@@ -177,6 +179,12 @@ def definite_things(text: str) -> list[str]:
     return out + [m.group(1) for m in _NAMED_OWNER_ZH.finditer(text)]  # 课程「高效沟通」的课件: that course exists
 
 
+def pointed_at_zh(text: str) -> set[str]:
+    """Chinese things pointed at with 这/那/该 ("这个授信申请": that application, one that exists)."""
+    return {w[0] if w.endswith("子") else w for m in _DEFINITE_ZH.finditer(text)
+            if len(w := m.group(1)) == 2 and w not in _TIMES_ZH}
+
+
 # Nouns that make the word before them a modifier: "离职证明" is a certificate, not a resignation;
 # "离职率" a figure; "cancellation policy" a policy, "churn rate" a figure. Only where the knowledge never uses the noun (a pack
 # with a certificate tool keeps the compound its own).
@@ -212,6 +220,7 @@ def common_words_zh() -> frozenset[str]:
 
 def intent(text: str) -> int:
     """+1 the request wants something done, -1 it asks about something, 0 unclear (both or neither)."""
+    text = _SEND_TO_SEE_ZH.sub("查看", text)  # "还款计划发我看下": shown, not sent
     raw = re.findall(r"[A-Za-z]+", _ARRIVED.sub(" ", text))
     words = {stem(w) for w in raw}
     if is_question(text) and not ("?" in text or "？" in text):
@@ -225,6 +234,7 @@ def intent(text: str) -> int:
     return 0 if reads == writes else 1 if writes else -1
 
 
+_SEND_TO_SEE_ZH = re.compile(r"(?:发|拉|导)(?:给)?我(?:看|瞅|瞧|查|(?=\s*(?:[,，。!！~～]|$)))")  # (not 发我邮箱)
 # "TO-1 showed up in Reno": arrived, not "show me"; "looks like a real crash": it seems, not "look it up"
 _ARRIVED = re.compile(r"(?i)\bshow(?:s|ed|n|ing)?\s+up\b(?!-)|\blook(?:s|ed)?\s+like\b")
 # A character before 个 that is a verb, not a demonstrative, a numeral or a verb of looking or finding
@@ -327,6 +337,19 @@ def only_asks(text: str) -> bool:
 _NO_CHANGES = re.compile(r"(?i)\b(?:don'?t|do not|without|no)\s+(?:change|chang|touch|modify|edit)(?:e|ing)?\s+(?:anything|a thing)\b|"
                          r"\bjust (?:want to |wanna |need to )?(?:look|peek)(?:ing)?\b(?! (?:it )?up\b)|"
                          r"只(?:是)?(?:看|查)(?:看|一下|下)?[,，。\s]*(?:别|不要|不用)(?:改|动)|(?:别|不要)(?:改|动)(?:任何)?(?:东西|数据)")
+
+
+# "…customer overpaid - sort it out": a situation told, and a verb that leaves the change to whoever
+# reads it — which write is meant, the request does not say. (Not 帮忙处理一下: Chinese says that after
+# saying the change, "工资涨到22000，帮忙弄一下")
+_LEAVES_IT_TO_US = re.compile(r"\b(?:sort|figure)\s+(?:it|this|that|them)\s+out\b"
+                              r"|\b(?:deal\s+with|take\s+care\s+of|handle|fix)\s+(?:it|this|that|them)\s*(?:pls|please)?\s*[.!]*\s*$",
+                              re.I)
+
+
+def leaves_it_to_us(text: str) -> bool:
+    """Whether the request's only ask is to "handle it", the change left unsaid."""
+    return bool(_LEAVES_IT_TO_US.search(text))
 
 
 def forbids_changes(text: str) -> bool:
@@ -451,7 +474,17 @@ def acts_for_person(text: str) -> str | None:
     m = _FOR_PERSON_ZH.search(text)
     if m is None or _MAKES_ONE_ZH.search(text, m.end()):
         return None  # "给业务同事造一个离职员工": the colleague asks for test data; something is made
+    if m.group(1) in _PRONOUNS_ZH:  # "研发部新来的同事，帮他签合同": who 他 is, said in the clause before
+        before = _CLAUSE_END_ZH.split(text[:m.start(1)].rstrip("给帮替为请麻烦我忙 "))[-2:]
+        said = next((c for c in reversed(before) if c.strip()), "")
+        if _PERSON_NOUN_ZH.search(said) and not _MAKES_ONE_ZH.search(said):
+            return said.strip() + m.group(1)
     return m.group(1)
+
+
+_PRONOUNS_ZH = frozenset({"他", "她", "他们", "她们"})
+_CLAUSE_END_ZH = re.compile(r"[,，。;；!！?？\n]")
+_PERSON_NOUN_ZH = re.compile(r"同事|员工|新人|同学|小伙伴|候选人|客户|顾客|用户|买家|业主|老师|学生|骑手|司机")
 
 
 _MAKES_ONE_ZH = re.compile(r"造|生成|创建|新建|(?:来|弄|搞|做|建)一")
@@ -575,7 +608,10 @@ class Lexicon:
             joined = stem(a + b)
             if joined in self.known and joined not in out:
                 # "pick up" read as the knowledge's "pickup": one word, not three
-                out = [t for t in out if t not in (stem(a), stem(b))] + [joined]
+                # (still either word to a candidate that writes them apart: "on sale" is a status value
+                # onsale and the "sale" of a look-up that lists the statuses)
+                parts = [stem(w) for w in (a, b) if len(w) > 1 and w.lower() not in STOP_EN]
+                out = [t for t in out if t not in (stem(a), stem(b))] + [Alias(joined, parts)]
         return out
 
     def _idioms(self, text: str) -> tuple[str, list[str]]:

@@ -20,6 +20,7 @@ from core.errors import UNKNOWN_ENVIRONMENT, InputError
 from core.expressions import condition_holds, reads_steps
 from core.knowledge import Knowledge
 from core.models import (
+    DagStep,
     ParamSpec,
     Plan,
     PlanChoice,
@@ -67,6 +68,7 @@ from core.planning.lexicon import (
     is_question,
     leading_object,
     leading_verb,
+    leaves_it_to_us,
     made_by_name,
     modifiers,
     name_stems,
@@ -74,6 +76,7 @@ from core.planning.lexicon import (
     named_actions,
     not_yet,
     only_asks,
+    pointed_at_zh,
     sets_by_name,
     starts_by_name,
     stem,
@@ -250,6 +253,7 @@ class RulePlanner:
         asks = is_question(text)
         inquiry = inquires(text)
         questions_only = only_asks(text) or forbids_changes(text)
+        vague = leaves_it_to_us(plain_text)
         fact = asks_when_or_why(text)
         stems = self.voc.lexicon.stems(masked)
         stem_set = set(stems)
@@ -260,11 +264,17 @@ class RulePlanner:
         clauses = self._clause_words(masked)
         asked = self._asked_parts(masked)
         things = definite_things(masked)
+        pointed = pointed_at_zh(masked)
         pronounced = verb_on_pronoun(plain_text)
         beneficiary = acts_for_person(masked)
         beneficiary_words = frozenset(self.voc.lexicon.request_tokens(beneficiary)) if beneficiary else frozenset()
         making = asks_to_make(masked)  # (then a date is what is made: "make 3 paid orders yesterday")
         dont = set(told_not_to(plain_text))
+        # "只建档案，不签合同": the words of each thing a Chinese request says not to do (签合同); a write
+        # of a candidate that knows most of them, a whole word among them, is one it must not run
+        refused_zh = [((m.start(), m.end()), words) for m in DISCLAIMED.finditer(text)
+                      if _NEGATION_ZH.match(m.group(0))
+                      and (words := self.voc.lexicon.request_tokens(_NEGATION_ZH.sub("", m.group(0))))]
         ignored: dict[str, list[Span]] = {}  # candidate -> the values it would leave unused
         knows = lru_cache(maxsize=None, typed=True)(self.voc.lexicon.knows)  # asked again for every rule of a tool
         out = []
@@ -292,6 +302,7 @@ class RulePlanner:
             c.asks = asks
             c.inquires = inquiry
             c.only_asks = questions_only
+            c.vague = vague
             c.fact = fact
             c.rank = rank.get(key, 0.0)
             used = [(f.start, f.end) for f in assignment.values.values()]
@@ -320,7 +331,7 @@ class RulePlanner:
             told_before = [] if making or self.dated[key] else [
                 s for s in spans if _past(s, self.today() if c.intent > 0 else self.today() - timedelta(days=1), text)]
             told_before += soft
-            ignored[key] = [s for s in spans if (s.kind != "number" or s.unit or s.text[-1:] in "kK") and not _restated(s.text, said)
+            ignored[key] = [s for s in spans if (s.kind != "number" or s.unit or s.text[-1:] in "kKwW") and not _restated(s.text, said)
                             and s not in told_before
                             and not (s.kind in ("date", "month", "time") and _POSSESSIVE.match(text, s.end))
                             and not any(s.start < e2 and s2 < s.end for s2, e2 in heard)]
@@ -337,11 +348,13 @@ class RulePlanner:
                                              and s.tool_name not in c.running_writes)
                 c.presumes, c.presumed_by = _presumed([s.tool_name for s in ran], c.running_writes, things, knows,
                                                       c.spoken)
+                c.pointed_at = bool(pointed.intersection(c.presumes))
                 if not c.presumes and pronounced and _acts_later(ran, c.running_writes, c.spoken, pronounced):
                     c.presumes = [pronounced]  # "escalate it to T&S": a ticket that exists, not a new one
                 if not c.presumes and beneficiary and self._makes_them(ran, c.running_writes, c.spoken,
                                                                        beneficiary_words):
                     c.presumes = [beneficiary]  # "帮新来的同事做下社保增员": that colleague, not a new hire
+                    c.for_someone = True
             elif c.writes:  # a tool whose name says it makes the thing the request speaks of as existing
                 makes = made_by_name(name)  # (a Chinese word for it: one the maker's own words know)
                 c.presumes = [w for w in things if w in makes or (makes and not w.isascii() and knows(key, w))]
@@ -350,8 +363,12 @@ class RulePlanner:
             c.unverbed = lead is not None and not knows(key, lead)
             c.verb_named = verb is not None and name_stems(name)[:1] == [verb]
             c.elsewhere = bool(acted_on) and not any(knows(key, t) for t in acted_on)
+            # (not where what is refused is a value it takes: "自费结算，不走医保" is use_insurance=false)
+            refused = [words for (start, end), words in refused_zh if not any(s < end and start < e for s, e in used)]
             c.forbidden = [t for t in ([s.tool_name for s in c.plan.running()] if c.plan else [])
-                           if self._writes("tool", t) and dont.intersection(name_stems(t))]
+                           if self._writes("tool", t) and (dont.intersection(name_stems(t)) or any(
+                               _refers_to(words, lambda w, t=t: knows(candidate_key("tool", t), w))
+                               for words in refused))]
             dropped = [m[1] for n in c.plan.notes if (m := _DROPPED.match(n))]
             c.lookups_dropped = bool(dropped) and not any(self._writes("tool", t) for t in dropped)
             c.carried = bool(dropped)
@@ -359,7 +376,8 @@ class RulePlanner:
         unable = self._unknown_verbs(actions, plain_text, lambda word: any(knows(c.key, word) for c in out))
         for c in out:
             c.unable = unable
-        self._unreached(out, stated)
+        # ("is evt_1 still on sale?": a state asked about is what a thing is, no state to reach)
+        self._unreached(out, set() if inquiry and questions_only else stated)
         self._excess(out)
         self._context_values(out, spans, ignored, masked)  # (values masked: a part's words, not its ids)
         if hits is None and not only:  # no retrieval (no index): rank by the request's own words instead
@@ -780,6 +798,10 @@ class RulePlanner:
         deps = {s.step_id: list(s.dependencies) for s in rule.dag_definition}
         notes: list[str] = []
         keep, target = self._tailor_by_state(rule, text, deps, prior_target, known)
+        if target is not None:  # a look-up that ends the recipe right after the state still reports on it
+            keep |= {s.step_id for s in rule.dag_definition if s.step_id not in keep and s.dependencies
+                     and set(s.dependencies) <= keep and not self._writes("tool", s.tool_name)
+                     and not any(s.step_id in d.dependencies for d in rule.dag_definition)}
         undone = self._not_done(rule, text, keep)
         if undone is not None:
             gone = {undone} | ancestors(dependents(deps), undone)  # (its ancestors on the reversed graph: all after it)
@@ -798,6 +820,12 @@ class RulePlanner:
         known = self._rehomed(rule, text, keep, dropped, known, refused, env)
         off = self._statically_skipped(rule, keep, env, known)
         missing: list[str] = []
+        for sid in self._asked_though_off(rule, keep, off, text):
+            # "void and reissue inv_1": the step the request names is not skipped for want of the value
+            # its condition tests — that value is asked for
+            off.pop(sid)
+            missing += [n for n in _QUERY_FIELD.findall(rule.step(sid).condition or "")  # type: ignore[union-attr]
+                        if n not in known and n not in missing]
         steps: list[PlanStep] = []
         for spec in rule.dag_definition:
             if spec.step_id not in keep:
@@ -855,6 +883,29 @@ class RulePlanner:
                 open_inputs.pop(fits[0])
         return known
 
+    def _asked_through_words(self, step: DagStep, others: list[DagStep], text: str) -> bool:
+        """Whether the request names what a step does: a word of its tool's name none of the other steps'
+        names has ("reissue" of reissue_invoice beside get_ and void_invoice; not a word of what the
+        recipe says of the step — those are too often said of the others too); in Chinese, two
+        characters its tool knows and the others' know none of."""
+        key = candidate_key("tool", step.tool_name)
+        lx = self.voc.lexicon
+
+        own = set(name_stems(step.tool_name))
+        theirs = {w for o in others for w in name_stems(o.tool_name)}
+        return any(t in own and t not in theirs if t.isascii() else
+                   whole_word(t) and lx.knows(key, t)
+                   and not any(lx.knows(candidate_key("tool", o.tool_name), p) for o in others for p in [t, *t])
+                   for t in lx.request_tokens(text))
+
+    def _asked_though_off(self, rule: RuleSpec, keep: set[StepId], off: dict[StepId, str], text: str) -> list[StepId]:
+        """Steps skipped by a condition on the request's values that the request asks for by name."""
+        running = [s for s in rule.dag_definition if s.step_id in keep and s.step_id not in off]
+        return [sid for sid, why in off.items()
+                if why.startswith("condition") and _QUERY_FIELD.search(rule.step(sid).condition or "")  # type: ignore[union-attr]
+                and self._writes("tool", rule.step(sid).tool_name)  # type: ignore[union-attr]
+                and self._asked_through_words(rule.step(sid), running, text)]  # type: ignore[arg-type]
+
     def _statically_skipped(self, rule: RuleSpec, keep: set[StepId], env: str | None,
                             known: dict[str, Any]) -> dict[StepId, str]:
         """Steps whose condition the request and defaults already decide as false, and the steps
@@ -884,8 +935,9 @@ class RulePlanner:
                 # a state said loosely does not cut off a step the request states an outcome for ("ban
                 # appeal flow, appeal gets accepted at the end": the decision is the last step's)
                 later = self._decided_beyond(rule, {target} | ancestors(deps, target), known or {})
+                later += self._named_beyond(rule, {target} | ancestors(deps, target), text)
                 target = max([target, *later], key=lambda sid: depth[sid])
-                return {target} | ancestors(deps, target), target
+                return {target} | ancestors(deps, target), self._stated_target(rule, target)
             # An answer to the thread's question ("商品123456") keeps the state the question was about.
             earlier = next((s.step_id for s in rule.dag_definition
                             if prior_target and s.reaches_state and s.reaches_state.name == prior_target), None)
@@ -895,7 +947,29 @@ class RulePlanner:
         depth = depths(deps)
         order = {s.step_id: i for i, s in enumerate(rule.dag_definition)}
         target = max((h.payload for h in hits), key=lambda sid: (depth[sid], order[sid]))
-        return {target} | ancestors(deps, target), target
+        # (nor one the request names the doing of: "cancel it and refund everyone" refunds)
+        later = self._named_beyond(rule, {target} | ancestors(deps, target), text)
+        target = max([target, *later], key=lambda sid: (depth[sid], order[sid]))
+        return {target} | ancestors(deps, target), self._stated_target(rule, target)
+
+    @staticmethod
+    def _stated_target(rule: RuleSpec, target: StepId) -> StepId | None:
+        """The step a plan is tailored to, when it reaches a state (a step named beyond one may not)."""
+        step = rule.step(target)
+        return target if step is not None and step.reaches_state is not None else None
+
+    def _named_beyond(self, rule: RuleSpec, keep: set[StepId], text: str) -> list[StepId]:
+        """Steps after a state said that the request names the doing of by a word the kept steps lack
+        (see `_asked_through_words`) — outside the state words ("a refunded order" names a state, 待支付 one
+        still to come). English only: a Chinese word of a later step is as often its state awaited."""
+        kept = [s for s in rule.dag_definition if s.step_id in keep]
+        told = _mask(text, [(h.start, h.end) for h in self.voc.state_hits(text, rule.rule_name)])
+        told = DISCLAIMED.sub(lambda m: " " * len(m.group(0)), re.sub(r"[^\x00-\x7f]", " ", told))  # (not "don't publish it")
+        # only a verb joined to what is asked ("… and refund everyone"), not one said of later ("the SSO
+        # config comes later", "no project yet")
+        joined = " ".join(m.group(1) for m in _AND_THEN.finditer(told))
+        return [s.step_id for s in rule.dag_definition if s.step_id not in keep
+                and self._asked_through_words(s, kept, joined)]
 
     def _decided_beyond(self, rule: RuleSpec, keep: set[StepId], known: dict[str, Any]) -> list[StepId]:
         """The recipe's last step, outside `keep`, when it takes one of the values the request states as
@@ -999,6 +1073,18 @@ class RulePlanner:
             plan.question = missing_question(self.kn, plan, plan.missing, spec.description, example, lang,
                                              {n: r for n, r in refused.items() if n in plan.missing})
         return plan
+
+
+_AND_THEN = re.compile(r"(?i)(?:\band|\bthen|&|\+)\s+(?:then\s+|also\s+)?([a-z]+)\b")
+_QUERY_FIELD = re.compile(r"\bquery\.([A-Za-z_]\w*)")
+_NEGATION_ZH = re.compile(r"^(?:不会|不再|并不|无需|无须|不用|不需要|不要|先别|暂不|不|别)")
+
+
+def _refers_to(words: list[str], known: Callable[[str], bool]) -> bool:
+    """Whether Chinese words (characters and bigrams) speak of what a tool does: it knows a whole word
+    of them and most of the rest ("签合同": 签, 合, 合同, 同 of sign_contract; 签 alone is not enough)."""
+    hits = [w for w in words if known(w)]
+    return any(whole_word(w) for w in hits) and len(hits) >= 0.6 * len(words)
 
 
 def _valued_words(assignment: Assignment) -> set[str]:

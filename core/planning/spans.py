@@ -301,7 +301,8 @@ def _amounts(text: str) -> list[Span]:
 
 
 SAID_AS_VALUE = re.compile(r"(?<=[为是:：=])\s*([一二两三四五六七八九十]+)(?![\u4e00-\u9fff])")
-THOUSANDS = re.compile(rf"(?<![A-Za-z0-9_.-])(\d+(?:\.\d+)?)[kK](?:\s*({_UNIT}))?(?![A-Za-z0-9_])", re.IGNORECASE)
+THOUSANDS = re.compile(rf"(?<![A-Za-z0-9_.-])(\d+(?:\.\d+)?)([kKwW])(?:\s*({_UNIT}))?(?![A-Za-z0-9_])", re.IGNORECASE)
+_CJK_TEXT = re.compile(r"[\u4e00-\u9fff]")
 
 
 _SPANS_OF_TIME = frozenset("天日周月年") | {"小时"}
@@ -313,8 +314,12 @@ _COUNT_OF = re.compile(r"\s+of\s+[A-Za-z]+[-_]?\d")
 
 
 def _numbers(text: str) -> list[Span]:
-    out: list[Span] = [Span(m.start(), m.end(), m[0], "number", _number(str(float(m[1]) * 1000)),
-                            m[2].lower() if m[2] else None) for m in THOUSANDS.finditer(text)]  # 40k rps
+    # 40k rps; in Chinese text 3w is 三万 (in English "2w" is more likely two weeks: no number)
+    chinese = bool(_CJK_TEXT.search(text))
+    out: list[Span] = [Span(m.start(), m.end(), m[0], "number",
+                            _number(str(float(m[1]) * (1000 if m[2] in "kK" else 10_000))),
+                            m[3].lower() if m[3] else None) for m in THOUSANDS.finditer(text)
+                       if m[2] in "kK" or chinese]
     for m in NUMBER.finditer(text):
         digits, unit_en, unit_cn, cn, cn_unit = m.groups()
         unit_cn, cn_unit = (u[1:] if u and len(u) > 1 and u[0] == "个" else u for u in (unit_cn, cn_unit))  # 三个月: 月
@@ -373,7 +378,7 @@ def find_spans(text: str, today: date) -> list[Span]:
         "number": _numbers(text),
         "id": [Span(m.start(), m.end(), m[0], "id", m[0]) for m in ID.finditer(text)
                if any(c.isdigit() for c in m[0]) and (not re.fullmatch(r"\d+(?:\.\d+)?", m[0]) or len(m[0]) >= 5)
-               and not re.fullmatch(r"\d+(?:\.\d+)?[kK]", m[0])],  # (15k is fifteen thousand, not an id)
+               and not re.fullmatch(r"\d+(?:\.\d+)?[kKwW]", m[0])],  # (15k is fifteen thousand, not an id)
     }
     kept: list[Span] = []
     for kind in ORDER:
