@@ -50,6 +50,9 @@ READ_MIN = 0.0      # a read plan needs at least this (more likely than "nothing
 WRITE_MIN = 0.5     # a plan that writes needs more evidence (1.6 times more likely than nothing)
 ASK_MIN = -1.0      # plausible: below the bar but worth offering as a choice
 CLOSE = 0.5         # two candidates this close (1.6 times as likely): ask which one is meant
+# two sibling recipes whose differing steps the request speaks of in the same words: the gap between
+# them is evidence of something else (retrieval rank, wording), up to this much
+SIBLING_CLOSE = 1.5
 UNEXPLAINED = 0.2   # a rival explaining this much less of the request than a best that explains it all is no rival
 COV_MIN = 0.34      # most of the request unexplained by the best candidate: not ours
 WRITE_MASS = 0.5    # a write needs a telling word of its own (or a trigger, state, near-verbatim example)
@@ -106,6 +109,7 @@ class Candidate:
     only_asks: bool = False  # ... and nothing else: every clause a question ("where's SO-1? has it shipped")
     fact: bool = False  # the request asks when, why or how long (什么时候, 为什么): only a read answers it
     vague: bool = False  # the request asks only to "sort it out" / 处理一下: the change is left unsaid
+    procedure: bool = False  # the request asks to go through the procedure (走下流程) of what it names
     assignment: Assignment | None = None
     plan: Plan | None = None
     score: float = 0.0
@@ -241,6 +245,17 @@ def verbed(best: Candidate, ranked: list[Candidate]) -> Candidate:
         return best
     return next((c for c in ranked if c.writes and not c.unverbed and c.score >= ASK_MIN and c.fill >= best.fill
                  and c.cov >= best.cov and len(c.ignores) <= len(best.ignores)), best)
+
+
+def procedure(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str]]) -> Candidate:
+    """A write asked to be gone through as a procedure ("E1 离职，帮忙走下流程") is the recipe that starts
+    with it, when one is near and uses what the request states: the resignation and what follows it,
+    not the resignation alone."""
+    if best.kind != "tool" or not best.writes or not best.procedure:
+        return best
+    return next((c for c in ranked if related(best, c, steps_of) and c.plan is not None and c.score >= ASK_MIN
+                 and next((s.tool_name for s in c.plan.running() if s.tool_name in c.running_writes), None) == best.name
+                 and len(c.ignores) <= len(best.ignores)), best)
 
 
 def clears_bar(c: Candidate) -> bool:
@@ -540,7 +555,7 @@ def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decisi
     recipe = said_as_recipe(best, ranked, steps_of)
     stepped = one_step(recipe, ranked, steps_of)
     best = without_lookup(covering(explaining(fitter(stepped, ranked), ranked), ranked, steps_of), ranked, steps_of)
-    best = verbed(best, ranked)
+    best = procedure(verbed(best, ranked), ranked, steps_of)
     presumed, best = best, existing(best, ranked, steps_of)
     if (best is not presumed or (stepped is not recipe and best is stepped)) and best.plan is not None \
             and best.plan.missing:
@@ -571,11 +586,40 @@ def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decisi
                         reason=f"the request says not to do {best.forbidden[0]}")
     if decision.verdict == "plan" and (undone := _undoes_unasked(best)):
         return Decision("ask", best, [best, *others[:2]], reason=f"nothing in the request asks to {undone}")
+    if decision.verdict == "plan" and (sibling := _sibling_unchosen(best, others)) is not None:
+        return Decision("ask", best, [best, sibling[0]], reason=sibling[1])
     return decision
 
 
 # Undoing what was just made (not the steps of a lifecycle's end: remove_social_insurance, terminate_contract)
 _UNDOING = frozenset(stem(w) for w in "cancel void revoke delete reject withdraw freeze unbind unassign".split())
+
+
+def _sibling_unchosen(best: Candidate, others: list[Candidate]) -> tuple[Candidate, str] | None:
+    """A recipe no trigger or state named, beside a plausible sibling — the same writes but for one,
+    its outcome (approve vs reject the application, refund vs check in the order) — where the request
+    speaks of the two outcomes in the same words ("造个授信审批走完的用户": approved or rejected?), or
+    names each ("a test order for the refund + scanner tests": one plan makes one of them): which
+    outcome is meant, the request does not say."""
+    if best.kind != "rule" or not best.writes or best.named:
+        return None
+    def telling(c: Candidate, differ: frozenset[str], shared: frozenset[str]) -> frozenset[str]:
+        said_of_shared = frozenset().union(*(c.spoken.get(t, frozenset()) for t in shared))
+        return frozenset().union(*(c.spoken.get(t, frozenset()) for t in differ)) - said_of_shared
+    for c in others:
+        if c.kind != "rule" or not c.writes or c.named:
+            continue
+        shared = best.running_writes & c.running_writes
+        mine, theirs = best.running_writes - shared, c.running_writes - shared
+        if not shared or len(mine) != 1 or len(theirs) != 1:
+            continue
+        said_mine, said_theirs = telling(best, mine, shared), telling(c, theirs, shared)
+        # (the gap between them then owes to something else: retrieval rank, wording — up to a point)
+        if said_mine and said_mine == said_theirs and best.score - c.score < SIBLING_CLOSE:
+            return c, "two recipes fit; the request says nothing that tells them apart"
+        if said_mine and said_theirs and not said_mine & said_theirs:
+            return c, "the request names what each of two recipes does; one plan makes one of them"
+    return None
 
 
 def _undoes_unasked(best: Candidate) -> str | None:

@@ -27,7 +27,7 @@ from core.models import ParamSpec, RuleSpec, ToolSpec
 from core.pack_regex import finditer as pack_finditer
 from core.planning.lexicon import HAVING, intent, is_stopword, name_words, stem, tokens
 from core.planning.names import looks_like_name, person_names, takes_person
-from core.planning.spans import EN_NUMBER_WORDS, Span, with_arabic_numerals
+from core.planning.spans import EN_NUMBER_WORDS, SCALE_LETTERS, Span, with_arabic_numerals
 from core.planning.text import cn_number
 from core.planning.typed import MISSING, explain, is_typed, validate
 from core.planning.vocabulary import (
@@ -115,29 +115,43 @@ def rule_slots(rule: RuleSpec, kn: Knowledge) -> list[Slot]:
 
 def _cased(pattern: Any, text: str, found: list[Found]) -> list[Found]:
     """An id typed in the other case ("vh-3310" where the pack writes VH-\\d{4}): the value as the
-    pattern writes it, where exactly one casing of it matches (never a word: an id holds a digit)."""
+    pattern writes it, where exactly one casing of it matches (never a word: an id holds a digit).
+    Only the case the pattern forces is changed: its letters up front ("ORD_Tt9Qp1a" for
+    ord_[A-Za-z0-9]+ is ord_Tt9Qp1a, not ord_tt9qp1a, a different id); the whole id only when it was
+    typed in one case ("粤b3k729")."""
     out: list[Found] = []
-    loose = _CASELESS.get(pattern.pattern)
-    if loose is None:
-        loose = _CASELESS.setdefault(pattern.pattern, regex.compile(pattern.pattern, pattern.flags | regex.IGNORECASE))
-    for m in pack_finditer(loose, text):
+    for m in pack_finditer(_caseless(pattern), text):
         i = 1 if m.groups() else 0
         raw = m.group(i)
         if raw is None or not any(c.isdigit() for c in raw) or any(f.start < m.end(i) and m.start(i) < f.end for f in found):
             continue
-        fits = [v for v in {raw.upper(), raw.lower()} if v != raw and (h := pattern.search(v)) and h.group(i) == v]
-        if len(fits) == 1:
-            out.append(Found(fits[0], m.start(i), m.end(i), "pattern", PATTERN))
+        lead = len(raw) - len(raw.lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"))
+        ways = [[raw[:lead].lower() + raw[lead:], raw[:lead].upper() + raw[lead:]]]
+        if raw in (raw.lower(), raw.upper()):
+            ways.append([raw.upper(), raw.lower()])
+        for way in ways:
+            fits = {v for v in way if v != raw and (h := pattern.search(v)) and h.group(i) == v}
+            if fits:
+                if len(fits) == 1:
+                    out.append(Found(fits.pop(), m.start(i), m.end(i), "pattern", PATTERN))
+                break
     return out
 
 
-_CASELESS: dict[str, Any] = {}
+@lru_cache(maxsize=1024)
+def _caseless(pattern: Any) -> Any:
+    """The pack pattern, ignoring case (to find ids typed in the other case)."""
+    return regex.compile(pattern.pattern, pattern.flags | regex.IGNORECASE)
+
+
+_DIGITS = re.compile(r"\d+(?:\.\d+)?")
+_SCALES = frozenset(SCALE_LETTERS + "万千")
 
 
 def _scaled(found: Found, spans: list[Span]) -> Found:
-    """A pattern's digits that stop before the scale the request puts after them ("额度3w", "预算15k",
-    "2.5万"): the number the request says, not its first digits."""
-    if found.how != "pattern" or not isinstance(found.value, str) or not _DIGITS.fullmatch(found.value):
+    """Digits a pattern or an example's context found that stop before the scale the request puts
+    after them ("额度3w", "预算15k", "月薪调到1.8w"): the number the request says, not its first digits."""
+    if not isinstance(found.value, str) or not _DIGITS.fullmatch(found.value):
         return found
     for sp in spans:
         rest = sp.text[found.end - sp.start:]
@@ -145,10 +159,6 @@ def _scaled(found: Found, spans: list[Span]) -> Found:
                 and rest[:1] in _SCALES and not rest[1:2].isalpha():  # (not the k of 12kg)
             return Found(sp.value, found.start, sp.end, found.how, found.score)
     return found
-
-
-_DIGITS = re.compile(r"\d+(?:\.\d+)?")
-_SCALES = frozenset("kKwW万千")
 
 
 def _strictly_inside(start: int, end: int, span: Span) -> bool:
@@ -396,7 +406,7 @@ class Extractor:
                 found = [Found(f.value, f.start, f.end, f.how, min(f.score, DECLARED)) for f in found]
             out += found
         keys = slot_keys(slot)
-        out += self._from_contexts(text, spans, slot, keys)
+        out += [_scaled(f, spans) for f in self._from_contexts(text, spans, slot, keys)]
         out += self._from_spans(text, spans, slot, keys)
         out += self._person_names(text, spans, slot, keys)
         out += self._known_values(text, spans, slot, keys)
@@ -978,8 +988,10 @@ def _kind_fits(span: Span, param: ParamSpec) -> bool:
 
 
 _TO_BE_BEFORE = re.compile(r"(?:\b(?:be|become|as|into|to)(?:\s+(?:a|an|the))?|->|→|设为|设成|改为|改成|变成|换成|升到|降到|调到|改到|转为|转成|升级到|降级到|升级为|降级为)\s*$", re.I)
-# what something is now, said before what it is to be ("acct_1 is on free, upgrade it to pro", "从试用转正式")
-_NOW_BEFORE = re.compile(r"(?:\b(?:is|are|was|currently|still|from)(?:\s+(?:on|at|in))?(?:\s+(?:a|an|the))?|从|由|现在是|目前是|还是)\s*$", re.I)
+# what something is now, said before what it is to be ("acct_1 is on free, upgrade it to pro", "从试用转正式");
+# not a bare "is" ("the target tier is platinum") nor 还是 (还是企业版吧: "rather")
+_NOW_BEFORE = re.compile(r"(?:(?:\b(?:is|are|was|were)|'s|'re)\s+(?:currently|still|now|on|at|in)(?:\s+(?:on|at|in))?"
+                         r"|\b(?:currently|still|from)(?:\s+(?:on|at|in))?)(?:\s+(?:a|an|the))?\s*$|(?:从|由|现在是|目前是)\s*$", re.I)
 _NEGATED_BEFORE = re.compile(r"(?:\b(?:not|no|non|instead\s+of|rather\s+than)(?:\s+(?:a|an|the))?|不是|不要|非|别)\s*$", re.I)
 _FROM_NAMES = frozenset("from source src origin old".split())
 _TO_NAMES = frozenset("to target dest destination new".split())

@@ -47,7 +47,8 @@ READ_CUES_ZH = ("查询", "查看", "查下", "查一下", "看看", "看下", "
                 "哪些", "什么", "吗", "余额", "还剩", "搜", "列出", "清单", "名单")
 WRITE_CUES_ZH = ("建", "造", "生成", "创建", "新建", "下单", "挂", "约", "开", "缴", "付", "退", "取消", "申请", "提交",
                  "发", "办", "登记", "注册", "删", "清空", "注销", "改", "修改", "变更", "添加", "设置", "录入", "安排",
-                 "补", "扣", "涨", "同意", "驳回", "批掉", "批了", "更新")
+                 "补", "扣", "涨", "同意", "驳回", "批掉", "批了", "更新",
+                 "走流程", "走下流程", "走一下流程", "走个流程", "走一遍流程")  # (no word of any one procedure: STOP_ZH)
 # ... and words that undo or refuse (cancel, revoke, reject, 取消, 撤销, 驳回): only a candidate that knows the word may answer
 # them — "cancel the credit card 6225…" is never the card's issuing rule tailored to "activate"
 REFUSALS_ZH = ("驳回", "否决", "拒绝")
@@ -180,7 +181,9 @@ def definite_things(text: str) -> list[str]:
 
 
 def pointed_at_zh(text: str) -> set[str]:
-    """Chinese things pointed at with 这/那/该 ("这个授信申请": that application, one that exists)."""
+    """Chinese things pointed at with 这/那/该 ("这个授信申请": that application, one that exists). The two
+    characters after 这个 are often no noun (这边, 那就): only meaningful against what a candidate makes
+    (`Candidate.presumes`). A noun ending in 子 is its first character (这个单子: 单)."""
     return {w[0] if w.endswith("子") else w for m in _DEFINITE_ZH.finditer(text)
             if len(w := m.group(1)) == 2 and w not in _TIMES_ZH}
 
@@ -347,9 +350,36 @@ _LEAVES_IT_TO_US = re.compile(r"\b(?:sort|figure)\s+(?:it|this|that|them)\s+out\
                               re.I)
 
 
-def leaves_it_to_us(text: str) -> bool:
-    """Whether the request's only ask is to "handle it", the change left unsaid."""
-    return bool(_LEAVES_IT_TO_US.search(text))
+def leaves_it_to_us(text: str, verbs: frozenset[str] = frozenset()) -> bool:
+    """Whether the request's only ask is to "handle it", the change left unsaid: no other part of it
+    starts with a verb of change, general or one the knowledge's writes are named by ("revoke ak_1, it
+    leaked - handle it", "evt_1 refund everyone and sort it out" say which change)."""
+    m = _LEAVES_IT_TO_US.search(text)
+    if m is None:
+        return False
+    change = _CHANGE_VERBS | verbs
+    for part in _PARTS.split(f"{text[:m.start()]} {text[m.end():]}"):
+        # (past an id, a courtesy: "org_1's webhook is spamming us" starts with webhook)
+        words = [w.lower() for w in re.findall(r"[A-Za-z_][\w']*", part)
+                 if not any(c.isdigit() for c in w) and w.lower() not in _COURTESY]
+        if words and stem(words[0]) in change:
+            return False
+    return True
+
+
+_CHANGE_VERBS = WRITE_CUES | _CHANGER_VERBS | DESTRUCTIVE_CUES | frozenset(
+    stem(w) for w in "set upgrade downgrade rotate escalate extend refund".split())
+_PARTS = re.compile(r"[,;:.!?()\-–—]+|\b(?:and|then|also)\b", re.I)
+_COURTESY = frozenset("please pls plz kindly just can could would will you we someone".split())
+
+
+# "离职，帮忙走下流程": the whole procedure for what is said, not its first step alone
+_PROCEDURE_ZH = re.compile(r"走(?:一下|一遍|下|个|完)?(?:全)?流程")
+
+
+def asks_for_procedure(text: str) -> bool:
+    """The request asks to go through the procedure (走下流程) of whatever it names."""
+    return bool(_PROCEDURE_ZH.search(text))
 
 
 def forbids_changes(text: str) -> bool:
@@ -475,11 +505,14 @@ def acts_for_person(text: str) -> str | None:
     if m is None or _MAKES_ONE_ZH.search(text, m.end()):
         return None  # "给业务同事造一个离职员工": the colleague asks for test data; something is made
     if m.group(1) in _PRONOUNS_ZH:  # "研发部新来的同事，帮他签合同": who 他 is, said in the clause before
-        before = _CLAUSE_END_ZH.split(text[:m.start(1)].rstrip("给帮替为请麻烦我忙 "))[-2:]
+        before = _CLAUSE_END_ZH.split(_HELPING_ZH.sub("", text[:m.start(1)]))[-2:]
         said = next((c for c in reversed(before) if c.strip()), "")
         if _PERSON_NOUN_ZH.search(said) and not _MAKES_ONE_ZH.search(said):
-            return said.strip() + m.group(1)
+            return said.strip()  # (the person as said — it may be shown in a question — not 他)
     return m.group(1)
+
+
+_HELPING_ZH = re.compile(r"(?:麻烦|帮忙|请|帮|替|给|为|我|\s)+$")  # "…，麻烦帮|他": the words before the pronoun
 
 
 _PRONOUNS_ZH = frozenset({"他", "她", "他们", "她们"})

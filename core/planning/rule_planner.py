@@ -56,6 +56,7 @@ from core.planning.idioms import plain
 from core.planning.lexicon import (
     REFUSALS,
     acts_for_person,
+    asks_for_procedure,
     asks_to_make,
     asks_when_or_why,
     changes_by_name,
@@ -86,7 +87,7 @@ from core.planning.lexicon import (
 )
 from core.planning.names import person_names, takes_person
 from core.planning.questions import choice_question, language_of, missing_question, no_match_question
-from core.planning.spans import REL_MONTH, Span
+from core.planning.spans import REL_MONTH, SCALE_LETTERS, Span
 from core.planning.text import find_phrases, normalize, shingles
 from core.planning.typed import MISSING, kin_shapes, trust_shapes, validate
 from core.planning.vocabulary import (
@@ -138,6 +139,10 @@ class RulePlanner:
         self.enum_words = [entry for phrases in self.voc.enums.values() for entry in phrases]
         self.takes_person = any(takes_person(p.name, p.description) for t in knowledge.tools.values()
                                 for p in t.parameters if p.type == "string" and p.enum is None)
+        # the verbs the knowledge's writes are named by (revoke_api_key: revoke): a request part that
+        # starts with one says which change it wants
+        self.write_verbs = frozenset(name_stems(t.tool_name)[0] for t in knowledge.tools.values()
+                                     if t.side_effects and name_stems(t.tool_name))
 
     # ------------------------------------------------------------------ entry point
 
@@ -253,7 +258,8 @@ class RulePlanner:
         asks = is_question(text)
         inquiry = inquires(text)
         questions_only = only_asks(text) or forbids_changes(text)
-        vague = leaves_it_to_us(plain_text)
+        vague = leaves_it_to_us(plain_text, self.write_verbs)
+        procedure = asks_for_procedure(text)
         fact = asks_when_or_why(text)
         stems = self.voc.lexicon.stems(masked)
         stem_set = set(stems)
@@ -303,6 +309,7 @@ class RulePlanner:
             c.inquires = inquiry
             c.only_asks = questions_only
             c.vague = vague
+            c.procedure = procedure
             c.fact = fact
             c.rank = rank.get(key, 0.0)
             used = [(f.start, f.end) for f in assignment.values.values()]
@@ -331,7 +338,7 @@ class RulePlanner:
             told_before = [] if making or self.dated[key] else [
                 s for s in spans if _past(s, self.today() if c.intent > 0 else self.today() - timedelta(days=1), text)]
             told_before += soft
-            ignored[key] = [s for s in spans if (s.kind != "number" or s.unit or s.text[-1:] in "kKwW") and not _restated(s.text, said)
+            ignored[key] = [s for s in spans if (s.kind != "number" or s.unit or s.text[-1:] in SCALE_LETTERS) and not _restated(s.text, said)
                             and s not in told_before
                             and not (s.kind in ("date", "month", "time") and _POSSESSIVE.match(text, s.end))
                             and not any(s.start < e2 and s2 < s.end for s2, e2 in heard)]
@@ -363,12 +370,7 @@ class RulePlanner:
             c.unverbed = lead is not None and not knows(key, lead)
             c.verb_named = verb is not None and name_stems(name)[:1] == [verb]
             c.elsewhere = bool(acted_on) and not any(knows(key, t) for t in acted_on)
-            # (not where what is refused is a value it takes: "自费结算，不走医保" is use_insurance=false)
-            refused = [words for (start, end), words in refused_zh if not any(s < end and start < e for s, e in used)]
-            c.forbidden = [t for t in ([s.tool_name for s in c.plan.running()] if c.plan else [])
-                           if self._writes("tool", t) and (dont.intersection(name_stems(t)) or any(
-                               _refers_to(words, lambda w, t=t: knows(candidate_key("tool", t), w))
-                               for words in refused))]
+            c.forbidden = self._forbidden(c, used, refused_zh, dont, knows)
             dropped = [m[1] for n in c.plan.notes if (m := _DROPPED.match(n))]
             c.lookups_dropped = bool(dropped) and not any(self._writes("tool", t) for t in dropped)
             c.carried = bool(dropped)
@@ -820,7 +822,7 @@ class RulePlanner:
         known = self._rehomed(rule, text, keep, dropped, known, refused, env)
         off = self._statically_skipped(rule, keep, env, known)
         missing: list[str] = []
-        for sid in self._asked_though_off(rule, keep, off, text):
+        for sid in self._named_despite_condition(rule, keep, off, text, known, refused):
             # "void and reissue inv_1": the step the request names is not skipped for want of the value
             # its condition tests — that value is asked for
             off.pop(sid)
@@ -883,28 +885,73 @@ class RulePlanner:
                 open_inputs.pop(fits[0])
         return known
 
-    def _asked_through_words(self, step: DagStep, others: list[DagStep], text: str) -> bool:
-        """Whether the request names what a step does: a word of its tool's name none of the other steps'
-        names has ("reissue" of reissue_invoice beside get_ and void_invoice; not a word of what the
-        recipe says of the step — those are too often said of the others too); in Chinese, two
+    def _forbidden(self, c: Candidate, used: list[tuple[int, int]], refused_zh: list[tuple[tuple[int, int], list[str]]],
+                   dont: set[str], knows: Callable[[str, str], bool]) -> list[str]:
+        """The writes its plan would run that the request says not to do ("don't invoice them", 不签合同)."""
+        if c.plan is None:
+            return []
+        # (not where what is refused is a value it takes: "自费结算，不走医保" is use_insurance=false)
+        refused = [words for (start, end), words in refused_zh if not any(s < end and start < e for s, e in used)]
+        if c.kind == "rule":
+            refused = [words for words in refused if not self._left_out(self.kn.rules[c.name], c.plan, words, knows)]
+        return [t for t in (s.tool_name for s in c.plan.running())
+                if self._writes("tool", t) and (dont.intersection(name_stems(t)) or any(
+                    _refers_to(words, lambda w, t=t: knows(candidate_key("tool", t), w)) for words in refused))]
+
+    @staticmethod
+    def _left_out(rule: RuleSpec, plan: Plan, words: list[str], knows: Callable[[str, str], bool]) -> bool:
+        """Whether words a request refuses (不交社保) speak of a step the plan leaves out: the refusal is
+        kept. Where the request itself cut the recipe short (到已签约就行,先别交租; 批了就行,先别缴费), a
+        step cut off that knows any of them: what comes after the stop is what is put off."""
+        running = {s.tool_name for s in plan.running()}
+        left_out = [s.tool_name for s in rule.dag_definition if s.tool_name not in running]
+        cut = plan.target_state is not None or any(n.startswith("stopped before step") for n in plan.notes)
+        return any(any(knows(candidate_key("tool", t), w) for w in words) if cut else
+                   _refers_to(words, lambda w, t=t: knows(candidate_key("tool", t), w))  # type: ignore[misc]
+                   for t in left_out)
+
+    def _asked_through_words(self, step: DagStep, others: list[DagStep], words: list[str]) -> bool:
+        """Whether the request's words name what a step does: a word of its tool's name none of the
+        other steps' names has ("reissue" of reissue_invoice beside get_ and void_invoice; not a word of
+        what the recipe says of the step — those are too often said of the others too); in Chinese, two
         characters its tool knows and the others' know none of."""
         key = candidate_key("tool", step.tool_name)
         lx = self.voc.lexicon
-
         own = set(name_stems(step.tool_name))
         theirs = {w for o in others for w in name_stems(o.tool_name)}
         return any(t in own and t not in theirs if t.isascii() else
                    whole_word(t) and lx.knows(key, t)
                    and not any(lx.knows(candidate_key("tool", o.tool_name), p) for o in others for p in [t, *t])
-                   for t in lx.request_tokens(text))
+                   for t in words)
 
-    def _asked_though_off(self, rule: RuleSpec, keep: set[StepId], off: dict[StepId, str], text: str) -> list[StepId]:
-        """Steps skipped by a condition on the request's values that the request asks for by name."""
+    def _asks_to_do(self, text: str, *, chinese: bool = True) -> list[str]:
+        """The request's words that ask for something done beyond its first ask, what it refuses left
+        out: in English the verb joined to it by and/then ("… and reissue it", "… then issue a credit"),
+        not a word said of the situation ("no refund", "customer is on credit hold", "create a delivery
+        exception" beside create_shipment); in Chinese its words outside 不交/别/无需 … (不交社保公积金)."""
+        told = DISCLAIMED.sub(lambda m: " " * len(m.group(0)), text)
+        words = " ".join(m.group(1) for m in _AND_THEN.finditer(re.sub(r"[^\x00-\x7f]", " ", told)))
+        if chinese:
+            words += " " + re.sub(r"[\x00-\x7f]", " ", told)
+        return self.voc.lexicon.request_tokens(words)
+
+    def _named_despite_condition(self, rule: RuleSpec, keep: set[StepId], off: dict[StepId, str], text: str,
+                                 known: dict[str, Any], refused: dict[str, str]) -> list[StepId]:
+        """Writes skipped by a condition on a value the request does not give, that the request asks for
+        by name ("void and reissue inv_1") or gives a value for that does not validate ("with coupon
+        SAVE10" where coupons are C + 4 digits): the value is asked for, the step not silently dropped.
+        Not one whose condition the request's values decide (an intern's onboarding skips 社保 however
+        it is said), nor one it refuses."""
+        undecided = {sid: fields for sid, why in off.items() if why.startswith("condition")
+                     and self._writes("tool", rule.step(sid).tool_name)  # type: ignore[union-attr]
+                     and (fields := [n for n in _QUERY_FIELD.findall(rule.step(sid).condition or "")  # type: ignore[union-attr]
+                                     if n not in known])}
+        if not undecided:
+            return []
         running = [s for s in rule.dag_definition if s.step_id in keep and s.step_id not in off]
-        return [sid for sid, why in off.items()
-                if why.startswith("condition") and _QUERY_FIELD.search(rule.step(sid).condition or "")  # type: ignore[union-attr]
-                and self._writes("tool", rule.step(sid).tool_name)  # type: ignore[union-attr]
-                and self._asked_through_words(rule.step(sid), running, text)]  # type: ignore[arg-type]
+        words = self._asks_to_do(text)
+        return [sid for sid, fields in undecided.items() if any(n in refused for n in fields)
+                or self._asked_through_words(rule.step(sid), running, words)]  # type: ignore[arg-type]
 
     def _statically_skipped(self, rule: RuleSpec, keep: set[StepId], env: str | None,
                             known: dict[str, Any]) -> dict[StepId, str]:
@@ -954,22 +1001,21 @@ class RulePlanner:
 
     @staticmethod
     def _stated_target(rule: RuleSpec, target: StepId) -> StepId | None:
-        """The step a plan is tailored to, when it reaches a state (a step named beyond one may not)."""
+        """The step a plan is tailored to, when it reaches a state (a step named beyond one may not: the
+        plan then ends at a step that names no state, and reports none — no `target_state`, and no read
+        after it is added)."""
         step = rule.step(target)
         return target if step is not None and step.reaches_state is not None else None
 
     def _named_beyond(self, rule: RuleSpec, keep: set[StepId], text: str) -> list[StepId]:
         """Steps after a state said that the request names the doing of by a word the kept steps lack
-        (see `_asked_through_words`) — outside the state words ("a refunded order" names a state, 待支付 one
-        still to come). English only: a Chinese word of a later step is as often its state awaited."""
+        (see `_asks_to_do`) — outside the state words ("a refunded order" names a state, 待支付 one still
+        to come). English only: a Chinese word of a later step is as often its state awaited."""
         kept = [s for s in rule.dag_definition if s.step_id in keep]
         told = _mask(text, [(h.start, h.end) for h in self.voc.state_hits(text, rule.rule_name)])
-        told = DISCLAIMED.sub(lambda m: " " * len(m.group(0)), re.sub(r"[^\x00-\x7f]", " ", told))  # (not "don't publish it")
-        # only a verb joined to what is asked ("… and refund everyone"), not one said of later ("the SSO
-        # config comes later", "no project yet")
-        joined = " ".join(m.group(1) for m in _AND_THEN.finditer(told))
+        words = self._asks_to_do(told, chinese=False)
         return [s.step_id for s in rule.dag_definition if s.step_id not in keep
-                and self._asked_through_words(s, kept, joined)]
+                and self._asked_through_words(s, kept, words)]
 
     def _decided_beyond(self, rule: RuleSpec, keep: set[StepId], known: dict[str, Any]) -> list[StepId]:
         """The recipe's last step, outside `keep`, when it takes one of the values the request states as

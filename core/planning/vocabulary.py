@@ -317,7 +317,7 @@ _AWAITING = re.compile(r"待(?:审批|审核|确认|支付|付款|发货|收货|
 
 # What a description says the tool does not do is no word of what it does: "只建档案不签合同、不做社保增员",
 # "creates the org only; does not issue a key" (a request for the enrolment is not a request for it)
-DISCLAIMED = re.compile(r"(?:不|不会|不再|并不|无需|无须|不用|不需要|不要|别|先别|暂不)(?:做|签|办|办理|含|包含|包括|涉及|处理|负责|触发|生成|发起|走|建|开|改|动)"
+DISCLAIMED = re.compile(r"(?:不|不会|不再|并不|无需|无须|不用|不需要|不要|别|先别|暂不)(?:做|签|办|办理|含|包含|包括|涉及|处理|负责|触发|生成|发起|走|建|开|改|动|交|缴|报废)"
                          r"[\u4e00-\u9fff]{0,4}"
                          r"|(?i:\b(?:does\s+not|doesn't|do\s+not|don't|dont|will\s+not|won't|never)\s+[^.;,()\n]*)")
 

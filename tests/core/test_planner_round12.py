@@ -156,3 +156,110 @@ def test_a_recipe_nobody_named_does_not_freeze_or_unbind_on_a_guess(fleetops: As
     for text in ("VH-2231 退役", "retire VH-0815"):  # holds: named, it runs
         p = plan(fleetops, text)
         assert p.status == "planned" and p.rule == "retire_vehicle" and "freeze_fuel_card" in tools(p), text
+
+
+# --- what the review of this round found (each a wrong write or a lost value the round itself made) -----
+
+def test_a_step_its_condition_rules_out_stays_out_however_it_is_named(zhaopin: Assistant, caigou: Assistant,
+                                                                        freight: Assistant) -> None:
+    """A step skipped by a condition the request's own values decide is not brought back by a word of its
+    name: an intern's onboarding enrolled 社保 and 公积金 though the request refused them; a returned asset
+    in good condition was scrapped; "create a delivery exception" made a replacement shipment."""
+    for text in ("实习生赵敏办入职，不交社保公积金", "赵敏是实习生，办理入职，社保和公积金都不交"):
+        p = plan(zhaopin, text)
+        assert p.status == "planned" and args(p, "onboard_employee")["employment_type"] == "intern", text
+        assert not {"social_insurance_add", "housing_fund_add"} & set(tools(p)), text
+    for text in ("归还资产 AS2024000182，完好，无需报废", "return asset AS2024000182 in good condition and no scrap"):
+        p = plan(caigou, text)
+        assert p.status == "planned" and tools(p) == ["return_asset"], text
+    p = plan(freight, "SHP-2024-00123 delayed - create a delivery exception")
+    assert p.status == "planned" and "create_shipment" not in tools(p) and "report_delivery_exception" in tools(p)
+
+
+def test_a_step_refused_or_only_mentioned_asks_for_nothing(idcloud: Assistant, saasdesk: Assistant,
+                                                            shop: Assistant) -> None:
+    """"no credit needed", "no refund", "without a coupon": the step skipped for want of its value is not
+    asked for (it asked for an amount or a coupon the request had just declined)."""
+    for text in ("escalate tn_p3j6ft sev2, no credit needed", "escalate tn_p3j6ft sev2 - customer is on credit hold"):
+        p = plan(idcloud, text)
+        assert p.status == "planned" and tools(p) == ["create_support_escalation"], text
+    p = plan(saasdesk, "cancel sub_9ZK2 - too expensive. no refund")
+    assert p.status == "planned" and "cancel_subscription" in tools(p) and not p.missing
+    p = plan(shop, "make a paid order without a coupon")
+    assert p.status == "needs_input" and p.missing == ["item_id"]
+
+
+def test_a_target_said_after_is_stays_the_target(rentals: Assistant) -> None:
+    """"desired tier is platinum, she's gold now": a bare "is" says nothing of now; it set gold."""
+    for text in ("CU-990001 - desired tier is platinum, she's gold now", "CU-990001: target tier is platinum, she's on gold",
+                 "CU-990001 is gold, upgrade to platinum"):  # (the last holds)
+        p = plan(rentals, text)
+        assert p.status == "planned" and args(p, "set_loyalty_tier")["loyalty_tier"] == "platinum", text
+
+
+def test_a_decimal_before_w_or_k_is_scaled_wherever_it_is_found(renshi: Assistant) -> None:
+    """"月薪调到1.8w" is 18000: found by the examples' context it was written as 1.8 (1.5k as 1.5)."""
+    for text, salary in (("张伟转正，月薪调到1.8w", 18000), ("张伟转正，月薪调到1.5k", 1500), ("张伟转正，月薪调到2w", 20000)):
+        p = plan(renshi, text)
+        assert p.status == "planned" and args(p, "submit_salary_adjustment")["new_base_salary"] == salary, text
+
+
+def test_an_id_keeps_the_case_its_pattern_leaves_free(tixly: Assistant, saasdesk: Assistant) -> None:
+    """"refund ORD_Tt9Qp1a" is ord_Tt9Qp1a (the pattern fixes only the prefix's case); it refunded
+    ord_tt9qp1a, a different order."""
+    p = plan(tixly, "refund ORD_Tt9Qp1a")
+    assert args(p, "issue_refund")["order_id"] == "ord_Tt9Qp1a"
+    p = plan(saasdesk, "cancel SUB_9ZK2 too expensive")
+    assert args(p, "cancel_subscription")["subscription_id"] == "sub_9ZK2"
+
+
+def test_a_change_stated_beside_handle_it_is_made(devhub: Assistant, tixly: Assistant) -> None:
+    """"revoke ak_…, it leaked - please handle it": the change is said; "handle it" only hands it over."""
+    p = plan(devhub, "revoke ak_f4g5h6j7, it leaked - please handle it")
+    assert p.status == "planned" and tools(p) == ["revoke_api_key"]
+    p = plan(devhub, "set the rate limit on org_f2g4h to 2000 to fix it")
+    assert p.status == "planned" and args(p, "set_rate_limit")["requests_per_minute"] == 2000
+    p = plan(tixly, "evt_Rb4Tn7 refund everyone and sort it out")
+    assert p.status == "planned" and tools(p) == ["refund_event_orders"]
+    p = plan(devhub, "org_f2g4h's webhook is spamming us, fix it")  # holds: a situation, no change said
+    assert p.status == "needs_input" and not writes(devhub, p)
+
+
+def test_going_through_the_procedure_is_the_recipe_of_what_is_said(rensha: Assistant, hetong: Assistant) -> None:
+    """"E… 离职，帮忙走下流程": the offboarding recipe, not the resignation alone; "离职，走流程" is no
+    look-up of the resignation's progress."""
+    p = plan(rensha, "E10035 离职，帮忙走下流程")
+    assert p.status == "planned" and p.rule == "offboard_employee" and "remove_social_insurance" in tools(p)
+    assert tools(plan(rensha, "E10035 离职")) == ["submit_resignation"]  # holds
+    p = plan(hetong, "E20240552 离职，走流程")
+    assert p.status == "needs_input" and p.choices and p.choices[0].rule == "resignation_process"
+
+
+def test_a_step_refused_after_the_stop_is_what_the_stop_leaves_out(wuye: Assistant) -> None:
+    """"到已签约就行,先别交租": the lease stops at signed; the refusal is of the rent after it, not of the
+    lease whose description mentions rent (once 交 was read as a refusal, it was asked about)."""
+    p = plan(wuye, "给 6-3-802 租个 B2-021 的车位,车牌苏E8K2M7,到已签约就行,先别交租")
+    assert p.status == "planned" and p.rule == "parking_lease_flow" and "pay_bill" not in tools(p)
+
+
+def test_two_recipes_that_differ_only_in_their_outcome_are_asked_between(xindai: Assistant, tixly: Assistant) -> None:
+    """"造个授信审批走完的用户": approved or rejected — the two recipes differ only in their last write, and
+    the request speaks of both in the same words; it made a rejected user (retrieval ranked it first).
+    "a test order … for the refund + scanner tests" names each outcome; one plan makes one."""
+    p = plan(xindai, "造个授信审批走完的用户")
+    assert p.status == "needs_input" and {c.rule for c in p.choices} == {"credit_approved_user", "credit_rejected_user"}
+    p = plan(xindai, "造个授信审批通过的用户")  # holds: the outcome said
+    assert p.status == "planned" and p.rule == "credit_approved_user"
+    p = plan(tixly, "need a test order on evt_Rb4Tn7 for the refund + scanner tests")
+    assert p.status == "needs_input" and not writes(tixly, p)
+    assert {"test_refunded_order", "test_checked_in_order"} <= {c.rule for c in p.choices}
+    assert plan(tixly, "need a refunded test order on evt_Rb4Tn7").rule == "test_refunded_order"  # holds
+
+
+def test_a_value_its_step_refuses_is_not_dropped_with_the_step(shop: Assistant) -> None:
+    """"with coupon SAVE10" where coupons are C + 4 digits: the coupon step was skipped (no valid coupon)
+    and a paid order without it was made; the coupon is asked about. A valid one is used."""
+    p = plan(shop, "make a paid order with coupon SAVE10 for item 123456")
+    assert p.status == "needs_input" and not writes(shop, p)
+    p = plan(shop, "make a paid order for item 123456 with coupon C1001")  # holds
+    assert p.status == "planned" and args(p, "apply_coupon")["coupon_id"] == "C1001"
