@@ -438,7 +438,12 @@ _DONT_EN = re.compile(r"\b(?:don't|dont|do\s+not|never|no\s+need\s+to)\s+([a-z]+
 
 def told_not_to(text: str) -> list[str]:
     """What an English request says not to do ("don't invoice them" -> invoic), as stems."""
-    return [stem(m.group(1).lower()) for m in _DONT_EN.finditer(text) if not is_stopword(m.group(1).lower())]
+    return [stem(m.group(1).lower()) for m in _DONT_EN.finditer(text)
+            if not is_stopword(m.group(1).lower()) and m.group(1).lower() not in _NO_DOING]
+
+
+# "don't forget to pay", "dont worry about the fee": said with don't, and no doing refused
+_NO_DOING = frozenset("forget worry mind hesitate bother know think care".split())
 
 
 def not_yet(text: str) -> list[str]:

@@ -1040,7 +1040,7 @@ class RulePlanner:
         verbs = not_yet(text)
         refused = told_not_to(text)
         if not verbs and not refused:
-            return None
+            return self._enough_at(rule, text, keep)
         first = next((s.step_id for s in rule.dag_definition if s.step_id in keep), None)
         for spec in rule.dag_definition[1:]:
             if spec.step_id not in keep:
@@ -1058,7 +1058,34 @@ class RulePlanner:
             # state 已缴清) — never one character of a longer word (学号, 交接)
             if any(v in stems if v.isascii() else v in said or "已" + v[0] in done for v in verbs):
                 return spec.step_id
-        return None
+        return self._refused_past_named(rule, text, keep, refused) or self._enough_at(rule, text, keep)
+
+    def _enough_at(self, rule: RuleSpec, text: str, keep: set[StepId]) -> StepId | None:
+        """"新车…先登记+装好设备就行": the request says where to stop (X 就行 / 即可) by words of a step
+        rather than a state — the first write after the last step those words name is not done."""
+        m = _ENOUGH_ZH.search(self._without_environment(text))  # (not "测试环境就行": where, not how far)
+        if m is None:
+            return None
+        lx = self.voc.lexicon
+        words = [t for t in lx.request_tokens(m.group(1)) if whole_word(t)]
+        kept = [s for s in rule.dag_definition if s.step_id in keep]
+        named = [i for i, s in enumerate(kept) if any(lx.knows(candidate_key("tool", s.tool_name), t) for t in words)]
+        if not named:
+            return None
+        return next((s.step_id for s in kept[max(named) + 1:] if self._writes("tool", s.tool_name)), None)
+
+    def _refused_past_named(self, rule: RuleSpec, text: str, keep: set[StepId], refused: list[str]) -> StepId | None:
+        """"hold 2 seats on evt_1 for 30 min, dont buy them": the request leads with the verb of a step
+        (create_seat_hold) and refuses a doing no step is named by — what comes after the step it
+        names is what is refused: the first write after it."""
+        lead = first_verb(text)
+        if not refused or lead is None or lead in refused:
+            return None
+        kept = [s for s in rule.dag_definition if s.step_id in keep]
+        named = next((i for i, s in enumerate(kept) if lead in name_stems(s.tool_name)), None)
+        if named is None or any(set(refused) & set(name_stems(s.tool_name)) for s in kept):
+            return None
+        return next((s.step_id for s in kept[named + 1:] if self._writes("tool", s.tool_name)), None)
 
     def _carried(self, rule: RuleSpec, keep: set[StepId], known: dict[str, Any]) -> dict[StepId, dict[str, Any]]:
         """Step-output parameters whose value the request itself states (validated as that parameter)."""
@@ -1121,6 +1148,8 @@ class RulePlanner:
         return plan
 
 
+# "…装好设备就行": what is enough, said in the clause before 就行 / 即可
+_ENOUGH_ZH = re.compile(r"([^,，。;；!！?？]{1,24}?)(?:就行|就好|就可以|就够|即可)")
 _AND_THEN = re.compile(r"(?i)(?:\band|\bthen|&|\+)\s+(?:then\s+|also\s+)?([a-z]+)\b")
 _QUERY_FIELD = re.compile(r"\bquery\.([A-Za-z_]\w*)")
 _NEGATION_ZH = re.compile(r"^(?:不会|不再|并不|无需|无须|不用|不需要|不要|先别|暂不|不|别)")

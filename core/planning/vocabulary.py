@@ -322,6 +322,12 @@ DISCLAIMED = re.compile(r"(?:不|不会|不再|并不|无需|无须|不用|不�
                          r"|(?i:\b(?:does\s+not|doesn't|do\s+not|don't|dont|will\s+not|won't|never)\s+[^.;,()\n]*)")
 
 
+def _code_segment(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] is joined by - or _ to letters or digits around it (sg-eng-prod-ro)."""
+    return (text[start - 1:start] in ("-", "_") and text[start - 2:start - 1].isalnum()) or \
+        (text[end:end + 1] in ("-", "_") and text[end + 1:end + 2].isalnum())
+
+
 def tool_words(tool: ToolSpec, *, with_examples: bool = True, base: str = "") -> list[str]:
     words = [name_words(tool.tool_name), DISCLAIMED.sub(" ", _AWAITING.sub(" ", tool.description))]
     if with_examples:
@@ -496,8 +502,9 @@ class Vocabulary:
     # ------------------------------------------------------------------ matching
 
     def environment_hits(self, text: str, pack: str) -> list[PhraseHit[str]]:
-        """Environment words, except inside a typed value ("qa" of qa.buyer@acme.io)."""
-        hits = find_phrases(text, self.environments.get(pack, []))
+        """Environment words, except inside a typed value ("qa" of qa.buyer@acme.io) or a code they are
+        one segment of ("prod" of the group sg-eng-prod-ro)."""
+        hits = [h for h in find_phrases(text, self.environments.get(pack, [])) if not _code_segment(text, h.start, h.end)]
         if not hits:
             return hits
         values = [s for s in find_spans(text, _EXAMPLE_DAY) if s.kind in ("email", "url", "id", "quoted")]

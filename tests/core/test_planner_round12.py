@@ -263,3 +263,32 @@ def test_a_value_its_step_refuses_is_not_dropped_with_the_step(shop: Assistant) 
     assert p.status == "needs_input" and not writes(shop, p)
     p = plan(shop, "make a paid order for item 123456 with coupon C1001")  # holds
     assert p.status == "planned" and args(p, "apply_coupon")["coupon_id"] == "C1001"
+
+
+# --- after the review -----------------------------------------------------------------------------------
+
+def test_a_refusal_after_the_step_the_request_leads_with_stops_there(tixly: Assistant) -> None:
+    """"hold 2 seats … for 30 min, dont buy them": the request leads with the hold and refuses a doing no
+    step is named by — it created the order and paid it (a wrong write)."""
+    p = plan(tixly, "hold 2 early bird seats on evt_M9vC3x for like 30 min, dont buy them")
+    assert p.status == "planned" and tools(p) == ["list_ticket_tiers", "create_seat_hold"]
+    assert args(p, "create_seat_hold")["ttl_minutes"] == 30
+    p = plan(tixly, "hold 2 early bird seats on evt_M9vC3x, don't forget to pay")  # holds: no refusal
+    assert "pay_order" in tools(p)
+
+
+def test_what_is_enough_said_by_a_steps_words_stops_the_recipe_there(fleetops: Assistant, xindai: Assistant) -> None:
+    """"新车…先登记+装好设备就行 别上线": register and fit the tracker, no more — it also issued a fuel card
+    and put the van in service."""
+    p = plan(fleetops, "新车粤B2Q908先登记+装好设备就行 别上线 VIN LGWEF4A53PH200322 IMEI 860123456700344")
+    assert p.status == "planned" and tools(p) == ["create_vehicle", "bind_device"]
+    p = plan(xindai, "来个已授信的号 年化 24% 额度 50000,测试环境就行")  # holds: where, not how far
+    assert p.status == "planned" and "approve_credit_application" in tools(p)
+
+
+def test_an_environment_word_inside_a_code_is_part_of_the_code(itdesk: Assistant) -> None:
+    """"sg-eng-prod-ro" is a group: its "prod" was read as the environment and cut out of the value, and
+    the group asked for again."""
+    p = plan(itdesk, "access request for mkhan to sg-eng-prod-ro, only up to access granted, don't resolve the REQ yet")
+    assert p.status == "planned" and args(p, "grant_group_access")["group"] == "sg-eng-prod-ro"
+    assert tools(p) == ["create_ticket", "grant_group_access"]
