@@ -504,10 +504,13 @@ def outfitted(best: Candidate, rival: Candidate) -> bool:
     """Both take the same stated values, and the best takes them as what they are while the rival
     only could ('"王建国"的工号': a person's name for the employee look-up, any quoted text for the
     supplier's): the values' own shape decides."""
-    mine = {(f.start, f.end): f.score for f in (best.assignment.values.values() if best.assignment else [])}
-    theirs = {(f.start, f.end): f.score for f in (rival.assignment.values.values() if rival.assignment else [])}
+    mine = {(f.start, f.end): f for f in (best.assignment.values.values() if best.assignment else [])}
+    theirs = {(f.start, f.end): f for f in (rival.assignment.values.values() if rival.assignment else [])}
+    # (found the same way, a value is no better taken for where the examples put it: "从2026-08开始交" is as
+    # much a start month as a stop month — the words around it decide, not the value)
     return bool(mine) and mine.keys() == theirs.keys() and best.fill >= rival.fill \
-        and all(mine[k] >= theirs[k] for k in mine) and any(mine[k] - theirs[k] >= 0.25 for k in mine)
+        and all(mine[k].score >= theirs[k].score for k in mine) \
+        and any(mine[k].score - theirs[k].score >= 0.25 and mine[k].how != theirs[k].how for k in mine)
 
 
 def unexplaining(best: Candidate, rival: Candidate) -> bool:

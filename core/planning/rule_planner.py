@@ -365,7 +365,9 @@ class RulePlanner:
             elif c.writes:  # a tool whose name says it makes the thing the request speaks of as existing
                 makes = made_by_name(name)  # (a Chinese word for it: one the maker's own words know)
                 c.presumes = [w for w in things if w in makes or (makes and not w.isascii() and knows(key, w))]
-            c.leaves = sum(not any(knows(key, t) for t in clause) for clause in clauses)
+            # (a clause it takes a value from is one it does: "新业主刘芳,…,电话137…" for the owner record)
+            c.leaves = sum(not any(knows(key, t) for t in words) and not any(a < e and s < b for s, e in used)
+                           for (a, b), words in clauses)
             c.deaf = any(not any(knows(key, t) for t in part) for part in asked)
             c.unverbed = lead is not None and not knows(key, lead)
             c.verb_named = verb is not None and name_stems(name)[:1] == [verb]
@@ -536,17 +538,20 @@ class RulePlanner:
                     out.append(words)
         return out
 
-    def _clause_words(self, text: str) -> list[list[str]]:
+    def _clause_words(self, text: str) -> list[tuple[tuple[int, int], list[str]]]:
         """Each clause's telling words the knowledge knows (not single characters, not words most
-        candidates share), for clauses that have any: what a candidate must know something of to be
-        doing that part of the request."""
+        candidates share), with where the clause is, for clauses that have any: what a candidate must
+        know something of — or take a value from — to be doing that part of the request."""
         out = []
-        for part in _CLAUSE_BREAK.split(text):
-            lexicon = self.voc.lexicon
-            words = [t for t in lexicon.request_tokens(part) if whole_word(t) and lexicon.has(t)
+        lexicon = self.voc.lexicon
+        start = 0
+        for brk in [*_CLAUSE_BREAK.finditer(text), None]:
+            end = brk.start() if brk is not None else len(text)
+            words = [t for t in lexicon.request_tokens(text[start:end]) if whole_word(t) and lexicon.has(t)
                      and lexicon.weight(t) >= TELLING * lexicon.unknown_weight]  # "customer is furious" tells little
             if words:
-                out.append(words)
+                out.append(((start, end), words))
+            start = brk.end() if brk is not None else end
         return out if len(out) > 1 else []  # one clause: coverage already says how much is explained
 
     def _without_remarks(self, text: str, units: list[tuple[int, int]],

@@ -292,3 +292,19 @@ def test_an_environment_word_inside_a_code_is_part_of_the_code(itdesk: Assistant
     p = plan(itdesk, "access request for mkhan to sg-eng-prod-ro, only up to access granted, don't resolve the REQ yet")
     assert p.status == "planned" and args(p, "grant_group_access")["group"] == "sg-eng-prod-ro"
     assert tools(p) == ["create_ticket", "grant_group_access"]
+
+
+def test_a_value_found_the_same_way_does_not_decide_between_two_writes(hetong: Assistant) -> None:
+    """"E… 五险增员，从2026-08开始交": enrolment (增员), but the stop tool's examples put a month after 从 too,
+    and that alone made it the surer reading — it stopped the employee's social insurance."""
+    p = plan(hetong, "E20260417 五险增员，从2026-08开始交")
+    assert not writes(hetong, p) and "si_hf_enroll" in [c.tool for c in p.choices]
+
+
+def test_a_clause_whose_value_a_step_takes_is_a_clause_it_does(wuye: Assistant) -> None:
+    """"新业主刘芳,6-3-802,电话13700001111,帮忙建下档案": the owner record takes the name and the phone, so
+    those clauses are its own — it counted them as left undone and ran the move-in recipe instead (an
+    access card and a fee bill nobody asked for)."""
+    p = plan(wuye, "新业主刘芳,6-3-802,电话13700001111,帮忙建下档案")
+    assert p.status == "planned" and tools(p) == ["create_owner"]
+    assert args(p, "create_owner")["phone"] == "13700001111"
