@@ -253,9 +253,11 @@ def procedure(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[
     not the resignation alone."""
     if best.kind != "tool" or not best.writes or not best.procedure:
         return best
+    # (a recipe that starts with it but is about something else — visa papers that start with the
+    # employment certificate — explains less of the request in its own words)
     return next((c for c in ranked if related(best, c, steps_of) and c.plan is not None and c.score >= ASK_MIN
                  and next((s.tool_name for s in c.plan.running() if s.tool_name in c.running_writes), None) == best.name
-                 and len(c.ignores) <= len(best.ignores)), best)
+                 and len(c.ignores) <= len(best.ignores) and c.core >= best.core - CORE_LEAD), best)
 
 
 def clears_bar(c: Candidate) -> bool:
@@ -327,6 +329,16 @@ def _goes_on_from(c: Candidate, tool: str) -> bool:
     an order that exists, and a recipe that would pay for it first is not what was asked."""
     ran = c.plan.running() if c.plan is not None else []
     return len(ran) > 1 and ran[0].tool_name == tool
+
+
+def valued(best: Candidate, ranked: list[Candidate]) -> Candidate:
+    """A look-up that would leave values the request states unused ("给 E1 请个调休,明天,一天": the
+    balance read takes no date nor a count of days) gives way to a close candidate that takes them all
+    and explains the request as well — that is what the values are for."""
+    if best.writes or not best.ignores or best.strong:
+        return best
+    return next((c for c in ranked if c is not best and best.score - c.score < CLOSE and not c.ignores
+                 and c.fill >= best.fill and c.cov >= best.cov and clears_bar(c)), best)
 
 
 def fitter(best: Candidate, ranked: list[Candidate]) -> Candidate:
@@ -553,7 +565,7 @@ def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decisi
         if not words and any(c.fact for c in candidates):
             return Decision("no_match", None, reason="the request asks when or why; nothing here reads that")
         return Decision("no_match", None, reason=f"nothing here does {', '.join(words)}" if words else "no candidate")
-    best = wanted_change(looked_up(least_action(unrun(ranked[0], ranked), ranked, steps_of), ranked), ranked)
+    best = wanted_change(looked_up(least_action(unrun(valued(ranked[0], ranked), ranked), ranked, steps_of), ranked), ranked)
     best = named_recipe(sufficient(fuller(best, ranked, steps_of), ranked, steps_of), ranked, steps_of)
     recipe = said_as_recipe(best, ranked, steps_of)
     stepped = one_step(recipe, ranked, steps_of)
@@ -573,8 +585,10 @@ def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decisi
         # the request asks for a change ("个税申报提交了", "余额清零") and only a read is near: showing
         # something is not doing it — offer the plausible changes, or say nothing here does it
         changes = [c for c in ranked if c.writes and c.score >= ASK_MIN and c.intent >= 0]
-        if changes:
-            return Decision("ask", changes[0], changes[:3], reason="the request asks for a change; this would only read")
+        if changes:  # (the procedure of the first, when one is asked for: "E1 离职，走流程")
+            first = procedure(changes[0], ranked, steps_of)
+            changes = [first, *(c for c in changes if c is not first)]
+            return Decision("ask", first, changes[:3], reason="the request asks for a change; this would only read")
         return Decision("no_match", None, reason="the request asks for a change nothing here makes")
     decision = _judge(best, ranked, steps_of)
     if decision.verdict == "plan" and best.writes and best.vague and not best.named:

@@ -113,12 +113,14 @@ def rule_slots(rule: RuleSpec, kn: Knowledge) -> list[Slot]:
     return list(slots.values())
 
 
-def _cased(pattern: Any, text: str, found: list[Found]) -> list[Found]:
+def _cased(pattern: Any, text: str, found: list[Found], samples: frozenset[str] = frozenset()) -> list[Found]:
     """An id typed in the other case ("vh-3310" where the pack writes VH-\\d{4}): the value as the
     pattern writes it, where exactly one casing of it matches (never a word: an id holds a digit).
-    Only the case the pattern forces is changed: its letters up front ("ORD_Tt9Qp1a" for
-    ord_[A-Za-z0-9]+ is ord_Tt9Qp1a, not ord_tt9qp1a, a different id); the whole id only when it was
-    typed in one case ("粤b3k729")."""
+    An id typed in one case is taken whole in the other where that fits ("粤b3k729", "ORG_ACME42" for
+    org_[a-z0-9]+ or org_[A-Za-z0-9]+ is org_acme42: caps lock) — unless the examples' ids of the
+    parameter write what follows their prefix in capitals (sub_9ZK2: "SUB_9ZK2" is sub_9ZK2); one typed
+    in mixed case keeps all but its letters up front ("ORD_Tt9Qp1a" for ord_[A-Za-z0-9]+ is
+    ord_Tt9Qp1a, not ord_tt9qp1a, a different id)."""
     out: list[Found] = []
     for m in pack_finditer(_caseless(pattern), text):
         i = 1 if m.groups() else 0
@@ -128,7 +130,7 @@ def _cased(pattern: Any, text: str, found: list[Found]) -> list[Found]:
         lead = len(raw) - len(raw.lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"))
         ways = [[raw[:lead].lower() + raw[lead:], raw[:lead].upper() + raw[lead:]]]
         if raw in (raw.lower(), raw.upper()):
-            ways.append([raw.upper(), raw.lower()])
+            ways.insert(0 if not _capital_bodies(samples) else 1, [raw.upper(), raw.lower()])
         for way in ways:
             fits = {v for v in way if v != raw and (h := pattern.search(v)) and h.group(i) == v}
             if fits:
@@ -136,6 +138,14 @@ def _cased(pattern: Any, text: str, found: list[Found]) -> list[Found]:
                     out.append(Found(fits.pop(), m.start(i), m.end(i), "pattern", PATTERN))
                 break
     return out
+
+
+def _capital_bodies(samples: frozenset[str]) -> bool:
+    """Whether example ids write what follows their letters up front in capitals, and never in
+    lower case (sub_9ZK2, not org_acme42)."""
+    bodies = "".join(v[len(v) - len(v.lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")):] for v in samples
+                     if any(c.isdigit() for c in v))
+    return any(c.isupper() for c in bodies) and not any(c.islower() for c in bodies)
 
 
 @lru_cache(maxsize=1024)
@@ -444,7 +454,7 @@ class Extractor:
                                           and not self._could_be_value(m.group(i), param)):
                     continue
                 out.append(Found(m.group(i), m.start(i), m.end(i), "pattern", PATTERN))
-            out += _cased(pattern, text, out)
+            out += _cased(pattern, text, out, listed)
             if digits == text:
                 continue
             for m in pack_finditer(pattern, digits):  # the same pattern, with 五个积分 read as 5个积分
@@ -987,11 +997,13 @@ def _kind_fits(span: Span, param: ParamSpec) -> bool:
     return span.kind == "id" and param.type == "string" and "format" not in (_implied(param).model_extra or {})
 
 
-_TO_BE_BEFORE = re.compile(r"(?:\b(?:be|become|as|into|to)(?:\s+(?:a|an|the))?|->|→|设为|设成|改为|改成|变成|换成|升到|降到|调到|改到|转为|转成|升级到|降级到|升级为|降级为)\s*$", re.I)
-# what something is now, said before what it is to be ("acct_1 is on free, upgrade it to pro", "从试用转正式");
-# not a bare "is" ("the target tier is platinum") nor 还是 (还是企业版吧: "rather")
-_NOW_BEFORE = re.compile(r"(?:(?:\b(?:is|are|was|were)|'s|'re)\s+(?:currently|still|now|on|at|in)(?:\s+(?:on|at|in))?"
-                         r"|\b(?:currently|still|from)(?:\s+(?:on|at|in))?)(?:\s+(?:a|an|the))?\s*$|(?:从|由|现在是|目前是)\s*$", re.I)
+_TO_BE_BEFORE = re.compile(r"(?:\b(?:be|become|as|into|to|wants?|needs?|wanna)(?:\s+(?:a|an|the|it|them))?|->|→|设为|设成|改为|改成|变成|换成|升到|降到|调到|改到|转为|转成|升级到|降级到|升级为|降级为)\s*$", re.I)
+# what something is now or was, said before what it is to be ("acct_1 is on free, upgrade it to pro",
+# "CU-1 was gold; make it platinum", "从试用转正式"); not a bare "is" ("the target tier is platinum"),
+# "is now" ("is now platinum, was gold": what it became) nor 还是 (还是企业版吧: "rather")
+_NOW_BEFORE = re.compile(r"(?:(?:\b(?:is|are|was|were)|'s|'re)\s+(?:now\s+)?(?:currently|still|on|at|in)(?:\s+(?:on|at|in))?"
+                         r"|\b(?:was|were|used\s+to\s+be)|\b(?:currently|still|from)(?:\s+(?:on|at|in))?)(?:\s+(?:a|an|the))?\s*$"
+                         r"|(?:从|由|现在是|目前是|原来是|之前是)\s*$", re.I)
 _NEGATED_BEFORE = re.compile(r"(?:\b(?:not|no|non|instead\s+of|rather\s+than)(?:\s+(?:a|an|the))?|不是|不要|非|别)\s*$", re.I)
 _FROM_NAMES = frozenset("from source src origin old".split())
 _TO_NAMES = frozenset("to target dest destination new".split())

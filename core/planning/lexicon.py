@@ -357,29 +357,48 @@ def leaves_it_to_us(text: str, verbs: frozenset[str] = frozenset()) -> bool:
     m = _LEAVES_IT_TO_US.search(text)
     if m is None:
         return False
-    change = _CHANGE_VERBS | verbs
+    change = (_CHANGE_VERBS | verbs) - _NEVER_VERBS
     for part in _PARTS.split(f"{text[:m.start()]} {text[m.end():]}"):
         # (past an id, a courtesy: "org_1's webhook is spamming us" starts with webhook)
-        words = [w.lower() for w in re.findall(r"[A-Za-z_][\w']*", part)
-                 if not any(c.isdigit() for c in w) and w.lower() not in _COURTESY]
-        if words and stem(words[0]) in change:
+        tokens = [t for t in re.findall(r"[\w'-]+", part) if t.lower() not in _COURTESY]
+        words = [(i, t.lower()) for i, t in enumerate(tokens) if not any(c.isdigit() for c in t)]
+        if not words or stem(words[0][1]) not in change:
+            continue
+        # a verb acts on something: alone ("update: sub_1 wants fewer seats") it is a label, and one
+        # followed by a verb or a preposition is a noun ("refund requests are piling up", "issue on evt_1")
+        after = tokens[words[0][0] + 1:]
+        if after and not _NOUN_NEXT.fullmatch(after[0]) and not after[0].lower().endswith("'s"):
             return False
     return True
 
 
 _CHANGE_VERBS = WRITE_CUES | _CHANGER_VERBS | DESTRUCTIVE_CUES | frozenset(
     stem(w) for w in "set upgrade downgrade rotate escalate extend refund".split())
-_PARTS = re.compile(r"[,;:.!?()\-–—]+|\b(?:and|then|also)\b", re.I)
+_NEVER_VERBS = frozenset(stem(w) for w in "new".split())  # (an adjective: "new complaint about ord_1")
+_NOUN_NEXT = re.compile(r"(?i)(?:requests?|is|are|was|were|has|have|had|on|about|with|from|of|in|at|to|for|by|"
+                        r"keeps?|went|got|seems?|looks?|failed|stuck|pending)")
+_PARTS = re.compile(r"[,;:.!?()]+|\s[-–—]+\s|\s[–—]+|[–—]+\s|\b(?:and|then|also)\b", re.I)
 _COURTESY = frozenset("please pls plz kindly just can could would will you we someone".split())
 
 
 # "离职，帮忙走下流程": the whole procedure for what is said, not its first step alone
-_PROCEDURE_ZH = re.compile(r"走(?:一下|一遍|下|个|完)?(?:全)?流程")
+_PROCEDURE = r"走(?:一下|一遍|下|个|完)?(?:全|整个|完整)?(?:的)?流程"
+_PROCEDURE_ZH = re.compile(rf"(?:帮忙|帮我|麻烦|请)?{_PROCEDURE}(?:吧|哈|了)?")
+# ... or says not to ("不用走流程", "先别走流程了"), or to stop before it ("走流程前先问我")
+_NO_PROCEDURE_ZH = re.compile(rf"(?:不|不用|不要|别|先别|不需要|无需|无须|不必|暂不|先不|没必要)(?:用|要|再|去)?{_PROCEDURE}(?:了)?"
+                              rf"|{_PROCEDURE}(?:之)?前")
+
+
+def procedure_phrases(text: str) -> list[tuple[int, int]]:
+    """Where the request speaks of a procedure, asked for or not: words about how to go about it, not
+    about what to do (流程 is in every recipe's description)."""
+    return [m.span() for m in (*_NO_PROCEDURE_ZH.finditer(text), *_PROCEDURE_ZH.finditer(text))]
 
 
 def asks_for_procedure(text: str) -> bool:
-    """The request asks to go through the procedure (走下流程) of whatever it names."""
-    return bool(_PROCEDURE_ZH.search(text))
+    """The request asks to go through the procedure (走下流程) of whatever it names — not when it
+    says not to, or to stop before it."""
+    return bool(_PROCEDURE_ZH.search(_NO_PROCEDURE_ZH.sub(lambda m: " " * len(m.group(0)), text)))
 
 
 def forbids_changes(text: str) -> bool:

@@ -78,6 +78,7 @@ from core.planning.lexicon import (
     not_yet,
     only_asks,
     pointed_at_zh,
+    procedure_phrases,
     sets_by_name,
     starts_by_name,
     stem,
@@ -143,6 +144,7 @@ class RulePlanner:
         # starts with one says which change it wants
         self.write_verbs = frozenset(name_stems(t.tool_name)[0] for t in knowledge.tools.values()
                                      if t.side_effects and name_stems(t.tool_name))
+        self._write_keys = [candidate_key("tool", t.tool_name) for t in knowledge.tools.values() if t.side_effects]
 
     # ------------------------------------------------------------------ entry point
 
@@ -225,7 +227,7 @@ class RulePlanner:
                    only: str | None = None, request: Request | None = None, lang: str = "en") -> list[Candidate]:
         """Every candidate in reach, with its features, the values it would take and its plan."""
         request = request or Request(text=text)
-        sh = shingles(text)
+        sh = shingles(_mask(text, procedure_phrases(text)))  # (how to go about it says nothing of what)
         triggered = {h.payload for h in self.voc.trigger_hits(text)}
         loose = {h.payload for h in self.voc.loose_trigger_hits(text)} - triggered
         rank = {candidate_key(h.kind, h.name): 1 / (1 + h.rank) for h in hits or []}
@@ -242,7 +244,8 @@ class RulePlanner:
         valued = _mask(text, [_value_part(s) for s in hard])
         masked, told = self._without_remarks(valued, units, quantities)
         # what the request says not to do is nothing it asks for ("只建档案，不签合同": no contract recipe)
-        masked = DISCLAIMED.sub(lambda m: " " * len(m.group(0)), masked)
+        refusals = self._refusals_zh(text)
+        masked = _mask(masked, procedure_phrases(masked) + refusals)
         # enum words stay in: they are the knowledge's own words ("which account ..." is not off-domain
         # because some parameter also has the value "account"); so do a statement's ("…, it's spam")
         alien = self.voc.lexicon.alien(self.voc.lexicon.request_tokens(_mask(told, units[:len(hard)] + names)))
@@ -278,9 +281,9 @@ class RulePlanner:
         dont = set(told_not_to(plain_text))
         # "只建档案，不签合同": the words of each thing a Chinese request says not to do (签合同); a write
         # of a candidate that knows most of them, a whole word among them, is one it must not run
-        refused_zh = [((m.start(), m.end()), words) for m in DISCLAIMED.finditer(text)
-                      if _NEGATION_ZH.match(m.group(0))
-                      and (words := self.voc.lexicon.request_tokens(_NEGATION_ZH.sub("", m.group(0))))]
+        refused_zh = [((start, end), words) for start, end in refusals
+                      if _NEGATION_ZH.match(text[start:end])
+                      and (words := self.voc.lexicon.request_tokens(_NEGATION_ZH.sub("", text[start:end])))]
         ignored: dict[str, list[Span]] = {}  # candidate -> the values it would leave unused
         knows = lru_cache(maxsize=None, typed=True)(self.voc.lexicon.knows)  # asked again for every rule of a tool
         out = []
@@ -899,21 +902,50 @@ class RulePlanner:
         refused = [words for (start, end), words in refused_zh if not any(s < end and start < e for s, e in used)]
         if c.kind == "rule":
             refused = [words for words in refused if not self._left_out(self.kn.rules[c.name], c.plan, words, knows)]
-        return [t for t in (s.tool_name for s in c.plan.running())
-                if self._writes("tool", t) and (dont.intersection(name_stems(t)) or any(
-                    _refers_to(words, lambda w, t=t: knows(candidate_key("tool", t), w)) for words in refused))]
+        writes = [t for t in (s.tool_name for s in c.plan.running()) if self._writes("tool", t)]
+        out = {t for t in writes if dont.intersection(name_stems(t))}
+        for words in refused:
+            # (the writes whose own name and examples say it, where there are any: 不用放款 is the
+            # disbursement, not the loan application whose description says it awaits one)
+            said = self._said_by_name(tuple(words))
+            out.update(t for t in writes if ((t in said) if said else
+                                             _refers_to(words, lambda w, t=t: knows(candidate_key("tool", t), w))))
+        return [t for t in writes if t in out]
 
-    @staticmethod
-    def _left_out(rule: RuleSpec, plan: Plan, words: list[str], knows: Callable[[str, str], bool]) -> bool:
+    @lru_cache(maxsize=256)  # noqa: B019 (one planner per knowledge, few refusals)
+    def _said_by_name(self, words: tuple[str, ...]) -> frozenset[str]:
+        """The writes of the knowledge whose name, triggers and examples speak of these words."""
+        return frozenset(k.partition(":")[2] for k in self._write_keys
+                         if _refers_to(list(words), lambda w, k=k: self.voc.core.knows(k, w)))
+
+    def _left_out(self, rule: RuleSpec, plan: Plan, words: list[str], knows: Callable[[str, str], bool]) -> bool:
         """Whether words a request refuses (不交社保) speak of a step the plan leaves out: the refusal is
         kept. Where the request itself cut the recipe short (到已签约就行,先别交租; 批了就行,先别缴费), a
-        step cut off that knows any of them: what comes after the stop is what is put off."""
+        step cut off that knows any of them: what comes after the stop is what is put off — unless a
+        write that still runs is what they name and no step cut off is ("造个离职待审批的员工，不用建员工")."""
         running = {s.tool_name for s in plan.running()}
         left_out = [s.tool_name for s in rule.dag_definition if s.tool_name not in running]
+
+        def named(t: str) -> int:  # how many of the words a step that speaks of them knows (0: it does not)
+            hits = sum(knows(candidate_key("tool", t), w) for w in words)
+            return hits if _refers_to(words, lambda w: knows(candidate_key("tool", t), w)) else 0
+
+        writing = [t for t in running if self._writes("tool", t)]
+        # first by the steps whose own names and examples say the words (a lease whose description
+        # says the rent is paid later is not named by 先别交租) ...
+        said = self._said_by_name(tuple(words))
+        if said.intersection(left_out) and not said.intersection(writing):
+            return True
+        if said.intersection(writing):  # (said of both: in doubt, the refusal stands)
+            return False
+        # ... then by all their words; in doubt the refusal stands, but where the request cut the recipe
+        # short, what comes after the stop is what is put off
         cut = plan.target_state is not None or any(n.startswith("stopped before step") for n in plan.notes)
-        return any(any(knows(candidate_key("tool", t), w) for w in words) if cut else
-                   _refers_to(words, lambda w, t=t: knows(candidate_key("tool", t), w))  # type: ignore[misc]
-                   for t in left_out)
+        ran = max((named(t) for t in writing), default=0)
+        off = max((named(t) for t in left_out), default=0)
+        if off:
+            return off > ran or (cut and off == ran)
+        return cut and any(knows(candidate_key("tool", t), w) for t in left_out for w in words)
 
     def _asked_through_words(self, step: DagStep, others: list[DagStep], words: list[str]) -> bool:
         """Whether the request's words name what a step does: a word of its tool's name none of the
@@ -929,12 +961,27 @@ class RulePlanner:
                    and not any(lx.knows(candidate_key("tool", o.tool_name), p) for o in others for p in [t, *t])
                    for t in words)
 
+    def _refusals_zh(self, text: str) -> list[tuple[int, int]]:
+        """Where the request says what not to do: the verbs of doing any description may disclaim (不签,
+        先别交, 无需办理), and 不用/别/无需 … before a verb some write of the knowledge knows (不用绑卡,
+        不用审批, 先别放款) — not 别的/特别, nor 不要 before what no write does (不要太多)."""
+        spans = [m.span() for m in DISCLAIMED.finditer(text)]
+        for m in _REFUSING_ZH.finditer(text):
+            start, rest = m.start(1), m.group(1)
+            if any(s <= start < e for s, e in spans):
+                continue
+            for n in (2, 1):
+                if len(rest) >= n and any(self.voc.lexicon.knows(k, rest[:n]) for k in self._write_keys):
+                    spans.append((m.start(), start + min(len(rest), n + 4)))
+                    break
+        return sorted(spans)
+
     def _asks_to_do(self, text: str, *, chinese: bool = True) -> list[str]:
         """The request's words that ask for something done beyond its first ask, what it refuses left
         out: in English the verb joined to it by and/then ("… and reissue it", "… then issue a credit"),
         not a word said of the situation ("no refund", "customer is on credit hold", "create a delivery
         exception" beside create_shipment); in Chinese its words outside 不交/别/无需 … (不交社保公积金)."""
-        told = DISCLAIMED.sub(lambda m: " " * len(m.group(0)), text)
+        told = _mask(text, self._refusals_zh(text))
         words = " ".join(m.group(1) for m in _AND_THEN.finditer(re.sub(r"[^\x00-\x7f]", " ", told)))
         if chinese:
             words += " " + re.sub(r"[\x00-\x7f]", " ", told)
@@ -1157,6 +1204,9 @@ class RulePlanner:
 _ENOUGH_ZH = re.compile(r"([^,，。;；!！?？]{1,24}?)(?:就行|就好|就可以|就够|即可)")
 _AND_THEN = re.compile(r"(?i)(?:\band|\bthen|&|\+)\s+(?:then\s+|also\s+)?([a-z]+)\b")
 _QUERY_FIELD = re.compile(r"\bquery\.([A-Za-z_]\w*)")
+# 不用/别/无需 … before what may be a verb (the knowledge's writes say which): "到已放款就行，不用绑卡"
+_REFUSING_ZH = re.compile(r"(?:无需|无须|不用|不需要|不要|先别|暂不|先不|不必|(?:(?<![\u4e00-\u9fff])|(?<=[就也都还可你]))别)"
+                          r"(?:再|去|帮我|给我|帮忙)?(?![的人])([\u4e00-\u9fff]{1,6})")
 _NEGATION_ZH = re.compile(r"^(?:不会|不再|并不|无需|无须|不用|不需要|不要|先别|暂不|不|别)")
 
 
