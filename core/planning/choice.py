@@ -468,16 +468,6 @@ def corroborated(best: Candidate, rivals: list[Candidate]) -> bool:
             and far_ahead(best, rivals))
 
 
-def commanded(best: Candidate, rivals: list[Candidate]) -> bool:
-    """A write below the bar told by name: the request starts with the verb its name starts with, on a
-    thing it takes in the shape its parameter declares, and it needs nothing more — "revoke ak_1 asap,
-    it was exposed in a public gist" (the why lowers how much of the request it explains). Not when
-    it leaves a value unused, is asked as a question, or a plausible unrelated reading is near."""
-    return (best.writes and best.verb_named and best.fill >= 1.0 and best.intent >= 0 and not best.asks
-            and not best.ignores and not best.presumes and _stated(best) > 0 and best.mass >= WRITE_MASS
-            and not any(c.verb_named for c in rivals) and far_ahead(best, rivals))
-
-
 def far_ahead(best: Candidate, rivals: list[Candidate]) -> bool:
     """Every rival is at least PINNED_MARGIN behind: nothing else is a plausible reading."""
     return all(best.score - c.score >= PINNED_MARGIN for c in rivals)
@@ -713,7 +703,7 @@ def _judge(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str
         return Decision("plan", best)
     if best.score >= ASK_MIN and not best.writes and best.fill >= 1.0 and _stated(best) > 0 and far_ahead(best, rivals):
         return Decision("plan", best)  # a look-up of the very thing the request names: reading is harmless
-    if best.score >= ASK_MIN and (corroborated(best, rivals) or commanded(best, rivals)):
+    if best.score >= ASK_MIN and corroborated(best, rivals):
         return Decision("plan", best)
     if best.score >= ASK_MIN and best.plan is not None and best.plan.missing and best.intent >= 0 \
             and not best.asks and not best.ignores and not best.presumes and best.mass >= WRITE_MASS \

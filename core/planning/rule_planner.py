@@ -335,11 +335,11 @@ class RulePlanner:
             c.mass = self.voc.lexicon.mass(content, key)
             heard = used + assignment.refused_at  # a value refused is asked about, not ignored
             said = [re.sub(r"\s+", "", str(f.value)) for f in assignment.values.values() if isinstance(f.value, str)]
-            # (a past date — or today, where a change is asked or made — this candidate has no place for is history
+            # (a past date — or today, where a change is asked — this candidate has no place for is history
             # told, not a value left unused, unless something is to be made: "yesterday's outage hit ws_1,
             # comp them €80", "今天去验收了,不合格"; "今天辛苦了" asks nothing)
             told_before = [] if making or self.dated[key] else [
-                s for s in spans if _past(s, self.today() if c.intent > 0 or (c.writes and c.cov >= 0.5 and bool(used)) else self.today() - timedelta(days=1), text)]
+                s for s in spans if _past(s, self.today() if c.intent > 0 else self.today() - timedelta(days=1), text)]
             told_before += soft
             ignored[key] = [s for s in spans if (s.kind != "number" or s.unit or s.text[-1:] in SCALE_LETTERS) and not _restated(s.text, said)
                             and s not in told_before
@@ -434,6 +434,7 @@ class RulePlanner:
         plausible = [c for c in candidates if score(c) >= ASK_MIN] or candidates
         untaken = {s for s in spans if all(s in ignored[c.key] for c in plausible)}
         clauses = [(m.start(), m.end()) for m in _CLAUSE.finditer(text)]
+        lexicon = self.voc.lexicon
         for c in candidates:
             found = list(c.assignment.values.values()) if c.assignment else []
             taken = {signature(str(f.value)) for f in found}
@@ -448,25 +449,17 @@ class RulePlanner:
                     return True  # what it is now, said before what it is to be ("P5 升 P6", "basic → pro")
                 if held_number(text, s):
                     return True  # "they have 5 seats": what there is, told as context
-                own = next(((a, b) for a, b in clauses if a <= s.start < b), (s.start, s.end))
-                if s.kind in ("date", "month", "time") and not self.dated[c.key] \
-                        and not self._speaks_of(c.key, text[own[0]:own[1]].replace(s.text, " ")) \
-                        and any((a, b) != own and a <= f.start < b for a, b in clauses for f in found):
-                    return True  # when, told in a part of its own beside the part whose values it takes ("ws_1's
-                    # eval runs out friday, can we give them 10 more days")
                 if s not in untaken:
                     return False
                 if any(a <= s.start and s.end <= b for a, b in asides):
                     return signature(s.text) not in taken
                 if s.kind != "number":
                     return False
-                return not self._speaks_of(c.key, text[own[0]:own[1]].replace(s.text, " "))
+                part = next((text[a:b] for a, b in clauses if a <= s.start < b), "").replace(s.text, " ")
+                words = [t for t in lexicon.request_tokens(part) if whole_word(t)]
+                return not any(lexicon.knows(c.key, t) for t in words)
 
             c.ignores = [s.text for s in ignored[c.key] if not context(s)]
-
-    def _speaks_of(self, key: str, part: str) -> bool:
-        """Whether a part of the request says something of what the candidate does."""
-        return any(self.voc.lexicon.knows(key, t) for t in self.voc.lexicon.request_tokens(part) if whole_word(t))
 
     @staticmethod
     def _unreached(candidates: list[Candidate], stated: set[str]) -> None:

@@ -92,23 +92,3 @@ def test_a_look_up_that_leaves_the_dates_unused_is_not_the_request(rensha: Assis
     p = plan(rensha, "UAT 给 E10099 请个调休,明天,一天")
     assert p.rule == "leave_application" and args(p, "submit_leave_request")["days"] == 1
     assert tools(plan(rensha, "E10099 还剩几天调休")) == ["get_leave_balance"]  # holds
-
-
-def test_a_write_told_by_its_own_verb_on_its_own_id_is_made(devhub: Assistant) -> None:
-    """"revoke ak_… asap, it was exposed in a public gist": the why lowers how much of the request the
-    revocation explains; the verb and the key's shape say it (it asked which one, offering only it)."""
-    p = plan(devhub, "revoke ak_f4g5h6j7 asap, it was exposed in a public gist")
-    assert p.status == "planned" and tools(p) == ["revoke_api_key"]
-
-
-def test_when_told_beside_what_to_do_is_no_value_left_unused(flagdeck: Assistant, itdesk: Assistant,
-                                                             caigou: Assistant, tixly: Assistant) -> None:
-    """"…'s eval runs out friday, can we give them 10 more days", "LT-… came back … today, check it in":
-    the day is told, not a value the write leaves unused (it asked which one, offering only the write)."""
-    p = plan(flagdeck, "ops@brightpath.co's eval runs out friday, can we give them 10 more days")
-    assert p.status == "planned" and args(p, "extend_trial")["extra_days"] == 10
-    p = plan(itdesk, "LT-02290 came back from a leaver today, check it in, it works fine")
-    assert p.status == "planned" and tools(p) == ["return_device"]
-    assert plan(caigou, "今天辛苦了，谢谢机器人").status == "no_match"  # holds: today alone asks nothing
-    # holds: the day to move the event to, in the only part that says what to do, is no remark
-    assert not writes(tixly, plan(tixly, "evt_W3nd5r 延期到下周一, 主办方刚确认"))
