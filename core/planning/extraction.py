@@ -118,7 +118,8 @@ def _cased(pattern: Any, text: str, found: list[Found], samples: frozenset[str] 
     pattern writes it, where exactly one casing of it matches (never a word: an id holds a digit).
     An id typed in one case is taken whole in the other where that fits ("粤b3k729", "ORG_ACME42" for
     org_[a-z0-9]+ or org_[A-Za-z0-9]+ is org_acme42: caps lock) — unless the examples' ids of the
-    parameter write what follows their prefix in capitals (sub_9ZK2: "SUB_9ZK2" is sub_9ZK2); one typed
+    parameter write what follows their prefix in capitals (sub_9ZK2: "SUB_9ZK2" is sub_9ZK2), or in
+    both cases (then the case is part of the id, and which one is meant is asked); one typed
     in mixed case keeps all but its letters up front ("ORD_Tt9Qp1a" for ord_[A-Za-z0-9]+ is
     ord_Tt9Qp1a, not ord_tt9qp1a, a different id)."""
     out: list[Found] = []
@@ -130,7 +131,11 @@ def _cased(pattern: Any, text: str, found: list[Found], samples: frozenset[str] 
         lead = len(raw) - len(raw.lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"))
         ways = [[raw[:lead].lower() + raw[lead:], raw[:lead].upper() + raw[lead:]]]
         if raw in (raw.lower(), raw.upper()):
-            ways.insert(0 if not _capital_bodies(samples) else 1, [raw.upper(), raw.lower()])
+            bodies = _body_case(samples)
+            if bodies == "mixed":  # (ids whose case matters, typed in one case: the id as typed, which
+                out.append(Found(raw, m.start(i), m.end(i), "pattern", PATTERN))  # fails it and is asked about)
+                continue
+            ways.insert(1 if bodies == "upper" else 0, [raw.upper(), raw.lower()])
         for way in ways:
             fits = {v for v in way if v != raw and (h := pattern.search(v)) and h.group(i) == v}
             if fits:
@@ -140,12 +145,19 @@ def _cased(pattern: Any, text: str, found: list[Found], samples: frozenset[str] 
     return out
 
 
-def _capital_bodies(samples: frozenset[str]) -> bool:
-    """Whether example ids write what follows their letters up front in capitals, and never in
-    lower case (sub_9ZK2, not org_acme42)."""
+def _body_case(samples: frozenset[str]) -> str:
+    """How example ids write what follows their letters up front: "upper" (sub_9ZK2), "lower"
+    (org_acme42), "mixed" (ord_Tt9Qp1a: the case is part of the id) or "" (no example says)."""
     bodies = "".join(v[len(v) - len(v.lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")):] for v in samples
                      if any(c.isdigit() for c in v))
-    return any(c.isupper() for c in bodies) and not any(c.islower() for c in bodies)
+    upper, lower = any(c.isupper() for c in bodies), any(c.islower() for c in bodies)
+    return "mixed" if upper and lower else "upper" if upper else "lower" if lower else ""
+
+
+def _unmarking(tool: ToolSpec, name: str) -> str:
+    """The tool's examples that say nothing of a boolean parameter: their words say what the tool
+    does, not whether the flag is on."""
+    return " ".join(e.user_query for e in tool.examples if name not in e.extracted_params)
 
 
 @lru_cache(maxsize=1024)
@@ -479,20 +491,22 @@ class Extractor:
         for rank, h in enumerate(hits):
             out.append(Found(h.payload, h.start, h.end, "enum", ENUM - 0.01 * rank))
         if param.type == "boolean":
-            said = self._boolean(text, param, tool.tool_name)
+            said = self._boolean(text, param, tool.tool_name, _unmarking(tool, param.name))
             if said is not None:
                 out.append(said)
         return out
 
-    def _boolean(self, text: str, param: ParamSpec, tool: str) -> Found | None:
+    def _boolean(self, text: str, param: ParamSpec, tool: str, unmarking: str = "") -> Found | None:
         """A yes/no said in words: the parameter's own words (its description without 是否/whether),
         negated by a nearby 不/没/no/not/without — never the tool's own words ("cancel sub_1" says
-        what to do, not at_period_end, whose description reads "true = cancel when the period ends")."""
+        what to do, not at_period_end, whose description reads "true = cancel when the period ends"),
+        nor words its examples say without setting it ("U1 销户" is no force=true, whose description
+        reads 是否强制销户)."""
         core = _BOOL_STRIP.sub("", param.description or "").strip()
         keys = [k for k in tokens(core) if len(k) > 1] if core else []
         keys += [w for w in tokens(name_words(param.name)) if w not in ("is", "us", "has")]
         own = set(tokens(name_words(tool)))
-        keys = [k for k in keys if k not in own]
+        keys = [k for k in keys if k not in own and (k.isascii() or k not in unmarking)]
         lowered = text.lower()
         for key in sorted(set(keys), key=lambda k: (-len(k), k)):  # a fixed order: sets iterate by hash
             at = lowered.find(key) if not key.isascii() else _word_at(lowered, key)

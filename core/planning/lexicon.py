@@ -339,7 +339,12 @@ def only_asks(text: str) -> bool:
 # "read-only": that is often what to give someone)
 _NO_CHANGES = re.compile(r"(?i)\b(?:don'?t|do not|without|no)\s+(?:change|chang|touch|modify|edit)(?:e|ing)?\s+(?:anything|a thing)\b|"
                          r"\bjust (?:want to |wanna |need to )?(?:look|peek)(?:ing)?\b(?! (?:it )?up\b)|"
-                         r"只(?:是)?(?:看|查)(?:看|一下|下)?[,，。\s]*(?:别|不要|不用)(?:改|动)|(?:别|不要)(?:改|动)(?:任何)?(?:东西|数据)")
+                         r"只(?:是)?(?:看|查)(?:看|一下|下)?[,，。\s]*(?:别|不要|不用)(?:改|动)|(?:别|不要)(?:改|动)(?:任何)?(?:东西|数据)|"
+                         # ... yet: "走流程前先问我", "ask me first", "check with me before you do it"
+                         r"(?<!不用)(?<!不要)(?<!不必)(?<!无需)(?<!别)(?:先|请先)(?:问|问问|问一下|跟|和)我|问过我再|等我确认|"
+                         r"走(?:一下|下)?流程(?:之)?前|"
+                         r"(?<!don't )(?<!dont )(?<!do not )(?<!never )(?<!no need to )(?<!without )"
+                         r"\b(?:ask|check with|confirm with)\s+me\s+(?:first|before)\b")
 
 
 # "…customer overpaid - sort it out": a situation told, and a verb that leaves the change to whoever
@@ -375,7 +380,7 @@ def leaves_it_to_us(text: str, verbs: frozenset[str] = frozenset()) -> bool:
 _CHANGE_VERBS = WRITE_CUES | _CHANGER_VERBS | DESTRUCTIVE_CUES | frozenset(
     stem(w) for w in "set upgrade downgrade rotate escalate extend refund".split())
 _NEVER_VERBS = frozenset(stem(w) for w in "new".split())  # (an adjective: "new complaint about ord_1")
-_NOUN_NEXT = re.compile(r"(?i)(?:requests?|is|are|was|were|has|have|had|on|about|with|from|of|in|at|to|for|by|"
+_NOUN_NEXT = re.compile(r"(?i)(?:requests?|is|are|was|were|has|have|had|about|of|"
                         r"keeps?|went|got|seems?|looks?|failed|stuck|pending)")
 _PARTS = re.compile(r"[,;:.!?()]+|\s[-–—]+\s|\s[–—]+|[–—]+\s|\b(?:and|then|also)\b", re.I)
 _COURTESY = frozenset("please pls plz kindly just can could would will you we someone".split())
@@ -385,8 +390,9 @@ _COURTESY = frozenset("please pls plz kindly just can could would will you we so
 _PROCEDURE = r"走(?:一下|一遍|下|个|完)?(?:全|整个|完整)?(?:的)?流程"
 _PROCEDURE_ZH = re.compile(rf"(?:帮忙|帮我|麻烦|请)?{_PROCEDURE}(?:吧|哈|了)?")
 # ... or says not to ("不用走流程", "先别走流程了"), or to stop before it ("走流程前先问我")
-_NO_PROCEDURE_ZH = re.compile(rf"(?:不|不用|不要|别|先别|不需要|无需|无须|不必|暂不|先不|没必要)(?:用|要|再|去)?{_PROCEDURE}(?:了)?"
-                              rf"|{_PROCEDURE}(?:之)?前")
+_NO_PROCEDURE_ZH = re.compile(rf"(?:(?:不|不用|不要|别|先别|不需要|无需|无须|不必|暂不|先不|没必要)(?:用|要|再|去)?{_PROCEDURE}(?:了)?"
+                              r"|(?:全|整个)?流程(?:就|也|都)?(?:不用|不要|别|不需要|无需|不必|先别)(?:再)?走(?:了)?"
+                              rf"|{_PROCEDURE}(?:之)?前)(?!不行|可不行|是不行|不可以)")  # (不走流程不行: it must)
 
 
 def procedure_phrases(text: str) -> list[tuple[int, int]]:

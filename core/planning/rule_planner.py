@@ -968,8 +968,9 @@ class RulePlanner:
         spans = [m.span() for m in DISCLAIMED.finditer(text)]
         for m in _REFUSING_ZH.finditer(text):
             start, rest = m.start(1), m.group(1)
-            if any(s <= start < e for s, e in spans):
+            if any(s <= start < e for s, e in spans) or re.match(r"\s*(?:不行|可不行|是不行|不可以)", text[m.end():]):
                 continue
+            rest = rest[:nxt.start()] if (nxt := _NEXT_ASK_ZH.search(rest, 1)) else rest
             for n in (2, 1):
                 if len(rest) >= n and any(self.voc.lexicon.knows(k, rest[:n]) for k in self._write_keys):
                     spans.append((m.start(), start + min(len(rest), n + 4)))
@@ -1207,6 +1208,8 @@ _QUERY_FIELD = re.compile(r"\bquery\.([A-Za-z_]\w*)")
 # 不用/别/无需 … before what may be a verb (the knowledge's writes say which): "到已放款就行，不用绑卡"
 _REFUSING_ZH = re.compile(r"(?:无需|无须|不用|不需要|不要|先别|暂不|先不|不必|(?:(?<![\u4e00-\u9fff])|(?<=[就也都还可你]))别)"
                           r"(?:再|去|帮我|给我|帮忙)?(?![的人])([\u4e00-\u9fff]{1,6})")
+# where what is refused ends and the next ask begins ("不用审批直接放款": 放款 is asked for)
+_NEXT_ASK_ZH = re.compile(r"直接|然后|再|就|先|并|但|而是|改成|只")
 _NEGATION_ZH = re.compile(r"^(?:不会|不再|并不|无需|无须|不用|不需要|不要|先别|暂不|不|别)")
 
 

@@ -92,3 +92,53 @@ def test_a_look_up_that_leaves_the_dates_unused_is_not_the_request(rensha: Assis
     p = plan(rensha, "UAT 给 E10099 请个调休,明天,一天")
     assert p.rule == "leave_application" and args(p, "submit_leave_request")["days"] == 1
     assert tools(plan(rensha, "E10099 还剩几天调休")) == ["get_leave_balance"]  # holds
+
+
+# --- what the independent review of this round (11382dc) found
+
+@pytest.mark.parametrize("text", ["E10035 离职，走流程前先问我", "E10035 离职，走流程前别动社保", "E10035 离职，先问我"])
+def test_ask_me_first_writes_nothing_yet(rensha: Assistant, text: str) -> None:
+    """"走流程前先问我": nothing is written before the person is asked (it submitted the resignation)."""
+    assert not writes(rensha, plan(rensha, text))
+
+
+def test_ask_me_first_in_english_and_its_negation(devhub: Assistant) -> None:
+    assert not writes(devhub, plan(devhub, "revoke ak_f4g5h6j7 but ask me first"))
+    assert tools(plan(devhub, "revoke ak_f4g5h6j7, don't ask me first")) == ["revoke_api_key"]  # holds
+
+
+def test_the_procedure_refused_topic_first_or_required_twice_over(rensha: Assistant) -> None:
+    """"流程不用走了" refuses the procedure (it ran the offboarding); "不走流程不行" requires it."""
+    assert tools(plan(rensha, "E10035 离职，流程不用走了")) == ["submit_resignation"]
+    assert plan(rensha, "E10035 离职，不走流程不行").rule == "offboard_employee"
+
+
+def test_a_refusal_ends_where_the_next_ask_begins(xindai: Assistant) -> None:
+    """"不用审批直接放款": 放款 is asked for, not refused with 审批."""
+    p = plan(xindai, "LN20240520000123 不用审批直接放款")
+    assert p.choices and p.choices[0].tool == "disburse_loan" or tools(p) == ["disburse_loan"]
+
+
+@pytest.mark.parametrize(("pack", "text", "tool"), [
+    ("stackhost", "upgrade to enterprise for org_acme42, handle it", "change_plan"),
+    ("saasdesk", "cancel at period end for sub_7HX1, sort it out", "cancel_subscription")])
+def test_a_verb_with_its_preposition_says_the_change(request: pytest.FixtureRequest, pack: str, text: str,
+                                                     tool: str) -> None:
+    """A verb of change followed by to/for/at is still the change ("upgrade to enterprise for …, handle it")."""
+    assert tools(plan(request.getfixturevalue(pack), text)) == [tool]
+
+
+def test_an_id_whose_case_matters_typed_in_one_case_is_not_guessed(tixly: Assistant) -> None:
+    """Examples write order ids in both cases (ord_Tt9Qp1a): "refund ORD_7TQ2MZ9" is no id to re-case
+    (it refunded ord_7tq2mz9)."""
+    assert not writes(tixly, plan(tixly, "refund ORD_7TQ2MZ9"))
+    assert args(plan(tixly, "refund ORD_Tt9Qp1a"), "issue_refund")["order_id"] == "ord_Tt9Qp1a"  # holds
+
+
+def test_the_word_of_what_a_tool_does_is_no_flag(xindai: Assistant, jiaowu: Assistant) -> None:
+    """"U… 销户" is no force=true (是否强制销户); "强制销户" is; "学位先不审" still says include_degree=false."""
+    assert args(plan(xindai, "U100098765 销户"), "close_account")["force"] is False
+    assert args(plan(xindai, "U100098765 强制销户"), "close_account")["force"] is True
+    assert not writes(xindai, plan(xindai, "U100098765 销户，不用冻结"))
+    p = plan(jiaowu, "给2019080901跑一下毕业审核,学位先不审")
+    assert args(p, "run_graduation_audit")["include_degree"] is False
