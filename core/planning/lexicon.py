@@ -230,13 +230,15 @@ def intent(text: str) -> int:
         return -1  # "假单批了没": asked about, whatever verb it names
     asked = ("?" in text or "？" in text) and not is_polite_request(text)
     reads = bool(words & READ_CUES) or asked or any(c in text for c in READ_CUES_ZH if c != "吗")
-    writes = bool(words & WRITE_CUES) or any(c in text for c in WRITE_CUES_ZH) or bool(_DO_ONE_ZH.search(text))
-    if reads and writes and not any(c in text for c in WRITE_CUES_ZH) and not _DO_ONE_ZH.search(text) and \
+    zh = _NOT_WRITING_ZH.sub(" ", text)  # (开始 begins, it opens nothing: "查下E1 下周一开始三天年假的余额")
+    writes = bool(words & WRITE_CUES) or any(c in zh for c in WRITE_CUES_ZH) or bool(_DO_ONE_ZH.search(text))
+    if reads and writes and not any(c in zh for c in WRITE_CUES_ZH) and not _DO_ONE_ZH.search(text) and \
             not {stem(w) for w in raw if not w.lower().endswith("ed")} & WRITE_CUES:
         return -1  # "list the revoked keys": a participle says which ones to show, not what to do
     return 0 if reads == writes else 1 if writes else -1
 
 
+_NOT_WRITING_ZH = re.compile(r"开始|离开|公开|开心|开会")  # words with a write cue's character that write nothing
 _SEND_TO_SEE_ZH = re.compile(r"(?:发|拉|导)(?:给)?我(?:看|瞅|瞧|查|(?=\s*(?:[,，。!！~～]|$)))")  # (not 发我邮箱)
 # "TO-1 showed up in Reno": arrived, not "show me"; "looks like a real crash": it seems, not "look it up"
 _ARRIVED = re.compile(r"(?i)\bshow(?:s|ed|n|ing)?\s+up\b(?!-)|\blook(?:s|ed)?\s+like\b")

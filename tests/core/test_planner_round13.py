@@ -142,3 +142,11 @@ def test_the_word_of_what_a_tool_does_is_no_flag(xindai: Assistant, jiaowu: Assi
     assert not writes(xindai, plan(xindai, "U100098765 销户，不用冻结"))
     p = plan(jiaowu, "给2019080901跑一下毕业审核,学位先不审")
     assert args(p, "run_graduation_audit")["include_degree"] is False
+
+
+def test_begins_opens_nothing(rensha: Assistant) -> None:
+    """"查下E… 下周一开始三天年假的余额": a look-up — 开始 (begins) was read as 开 (open), a write, and the
+    leave was submitted."""
+    p = plan(rensha, "查下E10099 下周一开始三天年假的余额")
+    assert p.status == "planned" and tools(p) == ["get_leave_balance"]
+    assert tools(plan(rensha, "E10099 下周一开始休三天年假")) == ["submit_leave_request"]  # holds
