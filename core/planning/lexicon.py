@@ -385,6 +385,7 @@ _NEVER_VERBS = frozenset(stem(w) for w in "new".split())  # (an adjective: "new 
 _NOUN_NEXT = re.compile(r"(?i)(?:requests?|is|are|was|were|has|have|had|about|of|"
                         r"keeps?|went|got|seems?|looks?|failed|stuck|pending)")
 _PARTS = re.compile(r"[,;:.!?()]+|\s[-–—]+\s|\s[–—]+|[–—]+\s|\b(?:and|then|also)\b", re.I)
+_THEN = frozenset("then and also plus afterwards next".split())
 _COURTESY = frozenset("please pls plz kindly just can could would will you we someone".split())
 
 
@@ -407,6 +408,39 @@ def asks_for_procedure(text: str) -> bool:
     """The request asks to go through the procedure (走下流程) of whatever it names — not when it
     says not to, or to stop before it."""
     return bool(_PROCEDURE_ZH.search(_NO_PROCEDURE_ZH.sub(lambda m: " " * len(m.group(0)), text)))
+
+
+# "inv_1 was refunded today", "org_1 got suspended": a report of what happened, in the passive past —
+# not inside a description of what is wanted ("an order that was paid", "I need a key that was revoked")
+_PASSIVE_PAST = re.compile(r"(?i)(?<!\bthat )(?<!\bwhich )(?<!\bwho )\b(?:was|were|got|has\s+been|have\s+been|had\s+been)"
+                           r"\s+(?:already\s+|just\s+|all\s+)?[a-z]+(?:ed|en)\b")
+_ASKING_EN = re.compile(r"(?i)\b(?:i|we)\s+(?:need|want|would like|'d like)|\b(?:need|want)\s+(?:a|an|one|some|to)\b|"
+                        r"\b(?:give|get|send|show)\s+me\b|\b(?:can|could|would|will)\s+(?:you|someone|we)\b|"
+                        r"\b(?:please|pls|plz|kindly|let'?s|gimme)\b|\bmake\s+(?:a|an|me|sure)\b")
+
+
+def only_reports(text: str, verbs: frozenset[str] = frozenset()) -> bool:
+    """An English request that only reports what happened ("inv_1 was refunded today", "org_1 got
+    suspended last week"): no part of it asks for anything, so no write is what it asks for."""
+    if not _PASSIVE_PAST.search(text) or _ASKING_EN.search(text) or _CJK.search(text) or "?" in text:
+        return False
+    return not any(starts_a_change(part, verbs | _DOING_VERBS) for part in _PARTS.split(text))
+
+
+# verbs that ask for something done without saying a change ("handle the delivery problem", "bring a
+# fresh test purchase all the way to refunded", "get a replacement out")
+_DOING_VERBS = frozenset(stem(w) for w in """handle get bring do run fix sort deal take put send check look push
+kick bump give try fire process redo retry resend reissue process start stop finish"""
+                         .split())
+
+
+def starts_a_change(part: str, verbs: frozenset[str] = frozenset()) -> bool:
+    """Whether a part of a request starts (past a courtesy or a "then") with a verb of change that
+    acts on something."""
+    tokens = [t for t in re.findall(r"[\w'-]+", part) if t.lower() not in _COURTESY | _THEN]
+    if not tokens or stem(tokens[0].lower()) not in (_CHANGE_VERBS | verbs) - _NEVER_VERBS:
+        return False
+    return len(tokens) > 1 and not _NOUN_NEXT.fullmatch(tokens[1])
 
 
 def forbids_changes(text: str) -> bool:

@@ -77,6 +77,7 @@ from core.planning.lexicon import (
     named_actions,
     not_yet,
     only_asks,
+    only_reports,
     pointed_at_zh,
     procedure_phrases,
     sets_by_name,
@@ -260,7 +261,7 @@ class RulePlanner:
                     if whole_word(t) and self.voc.lexicon.has(t)]
         asks = is_question(text)
         inquiry = inquires(text)
-        questions_only = only_asks(text) or forbids_changes(text)
+        questions_only = only_asks(text) or forbids_changes(text) or only_reports(plain_text, self.write_verbs)
         vague = leaves_it_to_us(plain_text, self.write_verbs)
         procedure = asks_for_procedure(text)
         fact = asks_when_or_why(text)

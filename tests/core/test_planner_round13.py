@@ -150,3 +150,21 @@ def test_begins_opens_nothing(rensha: Assistant) -> None:
     p = plan(rensha, "查下E10099 下周一开始三天年假的余额")
     assert p.status == "planned" and tools(p) == ["get_leave_balance"]
     assert tools(plan(rensha, "E10099 下周一开始休三天年假")) == ["submit_leave_request"]  # holds
+
+
+@pytest.mark.parametrize(("pack", "text"), [("stackhost", "inv_x9q3ld was refunded"),
+                                            ("stackhost", "TCK-4411 was resolved"),
+                                            ("devhub", "ak_f4g5h6j7 was revoked"),
+                                            ("devhub", "org_ab12c got suspended last week")])
+def test_a_report_of_what_happened_is_no_request_to_do_it(request: pytest.FixtureRequest, pack: str,
+                                                          text: str) -> None:
+    """"inv_… was refunded": told, not asked — it refunded the invoice (again)."""
+    assistant = request.getfixturevalue(pack)
+    assert not writes(assistant, plan(assistant, text))
+
+
+def test_a_report_beside_an_ask_is_still_asked(freight: Assistant) -> None:
+    """Holds: "… got crushed by the courier, handle the delivery problem and get a replacement out"."""
+    p = plan(freight, "box for SHP-2024-00230 got crushed by the courier, handle the delivery problem and get a "
+                      "replacement out")
+    assert p.status == "planned" and "create_shipment" in tools(p)
