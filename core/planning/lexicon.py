@@ -343,10 +343,12 @@ _NO_CHANGES = re.compile(r"(?i)\b(?:don'?t|do not|without|no)\s+(?:change|chang|
                          r"\bjust (?:want to |wanna |need to )?(?:look|peek)(?:ing)?\b(?! (?:it )?up\b)|"
                          r"只(?:是)?(?:看|查)(?:看|一下|下)?[,，。\s]*(?:别|不要|不用)(?:改|动)|(?:别|不要)(?:改|动)(?:任何)?(?:东西|数据)|"
                          # ... yet: "走流程前先问我", "ask me first", "check with me before you do it"
-                         r"(?<!不用)(?<!不要)(?<!不必)(?<!无需)(?<!别)(?:先|请先)(?:问|问问|问一下|跟|和)我|问过我再|等我确认|"
-                         r"走(?:一下|下)?流程(?:之)?前|"
-                         r"(?<!don't )(?<!dont )(?<!do not )(?<!never )(?<!no need to )(?<!without )"
-                         r"\b(?:ask|check with|confirm with)\s+me\s+(?:first|before)\b")
+                         # (not 先跟我们…, nor what was checked already: 先跟我确认过了)
+                         r"(?<!不用)(?<!不要)(?<!不必)(?<!无需)(?<!别)(?:先|请先)(?:问|问问|问一下|跟|和)我(?![们过]|确认过)|问过我再|"
+                         r"等我确认(?!过)|走(?:一下|下)?流程(?:之)?前")
+# ... "ask me first", "check with me before", unless said not to ("you don't need to ask me first")
+_ASK_FIRST_EN = re.compile(r"(?i)\b(?:ask|check with|confirm with)\s+me\s+(?:first(?!\s+thing)|before)\b")
+_NOT_BEFORE = re.compile(r"(?i)\b(?:don'?t|do not|does not|doesn'?t|no need|never|without|not)\b[\w\s']{0,24}$")
 
 
 # "…customer overpaid - sort it out": a situation told, and a verb that leaves the change to whoever
@@ -412,8 +414,9 @@ def asks_for_procedure(text: str) -> bool:
 
 # "inv_1 was refunded today", "org_1 got suspended": a report of what happened, in the passive past —
 # not inside a description of what is wanted ("an order that was paid", "I need a key that was revoked")
-_PASSIVE_PAST = re.compile(r"(?i)(?<!\bthat )(?<!\bwhich )(?<!\bwho )\b(?:was|were|got|has\s+been|have\s+been|had\s+been)"
-                           r"\s+(?:already\s+|just\s+|all\s+)?[a-z]+(?:ed|en)\b")
+_PASSIVE_PAST = re.compile(r"(?i)(?<!\bthat )(?<!\bwhich )(?<!\bwho )\b(?:was|were|got|(?:has|have|had)\s+(?:already\s+|just\s+)?been)"
+                           r"\s+(?:already\s+|just\s+|all\s+)?(?:[a-z]+(?:ed|en)|paid|lost|sent|sold|made|done|set|cut|shut|put"
+                           r"|built|held|left|kept|spent|split|told|won)\b")
 _ASKING_EN = re.compile(r"(?i)\b(?:i|we)\s+(?:need|want|would like|'d like)|\b(?:need|want)\s+(?:a|an|one|some|to)\b|"
                         r"\b(?:give|get|send|show)\s+me\b|\b(?:can|could|would|will)\s+(?:you|someone|we)\b|"
                         r"\b(?:please|pls|plz|kindly|let'?s|gimme)\b|\bmake\s+(?:a|an|me|sure)\b")
@@ -430,7 +433,8 @@ def only_reports(text: str, verbs: frozenset[str] = frozenset()) -> bool:
 # verbs that ask for something done without saying a change ("handle the delivery problem", "bring a
 # fresh test purchase all the way to refunded", "get a replacement out")
 _DOING_VERBS = frozenset(stem(w) for w in """handle get bring do run fix sort deal take put send check look push
-kick bump give try fire process redo retry resend reissue process start stop finish"""
+kick bump give try fire process redo retry resend reissue start stop finish kill nuke unban reship reopen restore
+undo"""
                          .split())
 
 
@@ -440,12 +444,14 @@ def starts_a_change(part: str, verbs: frozenset[str] = frozenset()) -> bool:
     tokens = [t for t in re.findall(r"[\w'-]+", part) if t.lower() not in _COURTESY | _THEN]
     if not tokens or stem(tokens[0].lower()) not in (_CHANGE_VERBS | verbs) - _NEVER_VERBS:
         return False
-    return len(tokens) > 1 and not _NOUN_NEXT.fullmatch(tokens[1])
+    return len(tokens) == 1 or not _NOUN_NEXT.fullmatch(tokens[1])  # ("…was leaked, revoke": a bare order)
 
 
 def forbids_changes(text: str) -> bool:
-    """The request says to change nothing ("just want to look, don't change anything")."""
-    return bool(_NO_CHANGES.search(text))
+    """The request says to change nothing ("just want to look, don't change anything"), or not yet
+    ("ask me first", 先问我)."""
+    return bool(_NO_CHANGES.search(text)) or any(not _NOT_BEFORE.search(text[:m.start()])
+                                                   for m in _ASK_FIRST_EN.finditer(text))
 
 
 # Requests worded as questions: "how about shipping SO-1 via UPS?", "is it ok to cancel SO-1?"

@@ -168,3 +168,28 @@ def test_a_report_beside_an_ask_is_still_asked(freight: Assistant) -> None:
     p = plan(freight, "box for SHP-2024-00230 got crushed by the courier, handle the delivery problem and get a "
                       "replacement out")
     assert p.status == "planned" and "create_shipment" in tools(p)
+
+
+# --- what the quick review of cc71153 found
+
+@pytest.mark.parametrize(("text", "tool"), [("ak_3x5c7v9b was leaked, revoke", "revoke_api_key"),
+                                            ("ak_3x5c7v9b was compromised. revoke.", "revoke_api_key")])
+def test_a_bare_order_after_a_report_is_an_order(devhub: Assistant, text: str, tool: str) -> None:
+    """"… was leaked, revoke": a one-word order is an order (the report rule had made it a question)."""
+    assert tools(plan(devhub, text)) == [tool]
+
+
+@pytest.mark.parametrize("text", ["inv_8a2f91 was paid", "ak_3x5c7v9b has already been revoked, fyi"])
+def test_irregular_and_perfect_reports_are_reports(devhub: Assistant, text: str) -> None:
+    assert not writes(devhub, plan(devhub, text))
+
+
+@pytest.mark.parametrize("text", ["revoke ak_f4g5h6j7, you don't need to check with me first",
+                                  "revoke ak_f4g5h6j7, you do not have to ask me first"])
+def test_told_not_to_ask_first_is_no_hold(devhub: Assistant, text: str) -> None:
+    assert tools(plan(devhub, text)) == ["revoke_api_key"]
+
+
+def test_checked_already_is_no_hold(hetong: Assistant) -> None:
+    """"先跟我们部门确认过了": checked already (and 我们 is no 我) — not "ask me first"."""
+    assert writes(hetong, plan(hetong, "E20261234 转正，先跟我们部门确认过了，考核优秀"))
