@@ -261,7 +261,7 @@ class RulePlanner:
                     if whole_word(t) and self.voc.lexicon.has(t)]
         asks = is_question(text)
         inquiry = inquires(text)
-        questions_only = only_asks(text) or forbids_changes(text) or only_reports(plain_text, self.write_verbs)
+        questions_only = only_asks(text) or forbids_changes(text) or only_reports(text, self.write_verbs)
         vague = leaves_it_to_us(plain_text, self.write_verbs)
         procedure = asks_for_procedure(text)
         fact = asks_when_or_why(text)

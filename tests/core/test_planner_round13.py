@@ -193,3 +193,11 @@ def test_told_not_to_ask_first_is_no_hold(devhub: Assistant, text: str) -> None:
 def test_checked_already_is_no_hold(hetong: Assistant) -> None:
     """"先跟我们部门确认过了": checked already (and 我们 is no 我) — not "ask me first"."""
     assert writes(hetong, plan(hetong, "E20261234 转正，先跟我们部门确认过了，考核优秀"))
+
+
+def test_a_report_in_an_idiom_is_a_report(tixly: Assistant) -> None:
+    """"evt_… was called off": the idiom read as "cancel" hid the report — it cancelled the event and
+    refunded everyone; "… is off — cancel it and refund everyone" still does."""
+    assert not writes(tixly, plan(tixly, "evt_P0lk22 was called off"))
+    p = plan(tixly, "evt_P0lk22 is off, hurricane 🌀 — cancel it and refund everyone")
+    assert tools(p) == ["cancel_event", "refund_event_orders"]
