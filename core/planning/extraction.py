@@ -14,6 +14,7 @@ weak stays empty: the planner asks rather than guesses.
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date
@@ -128,7 +129,7 @@ def _cased(pattern: Any, text: str, found: list[Found], samples: frozenset[str] 
         raw = m.group(i)
         if raw is None or not any(c.isdigit() for c in raw) or any(f.start < m.end(i) and m.start(i) < f.end for f in found):
             continue
-        lead = len(raw) - len(raw.lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"))
+        lead = _lead_letters(raw)
         ways = [[raw[:lead].lower() + raw[lead:], raw[:lead].upper() + raw[lead:]]]
         if raw in (raw.lower(), raw.upper()):
             bodies = _body_case(samples)
@@ -145,11 +146,15 @@ def _cased(pattern: Any, text: str, found: list[Found], samples: frozenset[str] 
     return out
 
 
+def _lead_letters(value: str) -> int:
+    """How many ASCII letters an id starts with (its prefix: ORD of ORD_Tt9Qp1a)."""
+    return len(value) - len(value.lstrip(string.ascii_letters))
+
+
 def _body_case(samples: frozenset[str]) -> str:
     """How example ids write what follows their letters up front: "upper" (sub_9ZK2), "lower"
     (org_acme42), "mixed" (ord_Tt9Qp1a: the case is part of the id) or "" (no example says)."""
-    bodies = "".join(v[len(v) - len(v.lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")):] for v in samples
-                     if any(c.isdigit() for c in v))
+    bodies = "".join(v[_lead_letters(v):] for v in samples if any(c.isdigit() for c in v))
     upper, lower = any(c.isupper() for c in bodies), any(c.islower() for c in bodies)
     return "mixed" if upper and lower else "upper" if upper else "lower" if lower else ""
 
