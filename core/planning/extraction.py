@@ -34,6 +34,7 @@ from core.planning.typed import MISSING, explain, is_typed, validate
 from core.planning.vocabulary import (
     HANDLE,
     NEXT_WORD,
+    PAIR_SEPARATORS,
     RIGHT_WORD,
     Vocabulary,
     candidate_key,
@@ -56,6 +57,10 @@ _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
 # What follows a person's name before the verb, not part of it ("刘洋要借调", "张伟想请假", "李娜也要")
 _AFTER_A_NAME_ZH = "要想需得将该也都就还又再已从"  # (not 会: 王家会 is a name)
 _NUMERIC_DATE = re.compile(r"[\d\s./:：年月日号-]+")
+# found this way, a value gives way to two numbers written as the examples write a pair
+_NUMBER_PAIR = re.compile(rf"(?<![\w.])(\d+(?:\.\d+)?)\s*([{re.escape(PAIR_SEPARATORS)}])\s*(\d+(?:\.\d+)?)(?![\w.])")
+_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+")
+_PAIR_YIELDS = frozenset({"example", "sole", "span:number", "span:id", "span:amount"})
 IMPLIED_FORMAT = (("email", "email"), ("mail", "email"), ("date", "date"), ("url", "uri"), ("uri", "uri"),
                   ("domain", "hostname"), ("hostname", "hostname"))
 
@@ -248,7 +253,7 @@ class Extractor:
         # known username)
         placed = {(o[3].start, o[3].end) for o in offers if o[3].how == "example"}
         offers.sort(key=lambda o: (-o[0], o[3].how == "known" and (o[3].start, o[3].end) in placed, -o[1],
-                                   kinds.get(o[2]) == "defaults"))
+                                   kinds.get(o[2]) == "defaults", kinds.get(o[2]) == "carried"))
         taken: dict[str, Found] = {}
         claimed: dict[tuple[int, int], tuple[str, str]] = {}
         for _, _, name, found in offers:
@@ -264,6 +269,8 @@ class Extractor:
         self._date_range(text, spans, slots, taken)
         self._sole_number(text, spans, slots, taken, refused)
         self._sole_handle(text, spans, slots, taken, refused)
+        self._currency_of_amount(spans, slots, taken)
+        self._number_pair(text, slots, taken)
         return Assignment(taken, {n: r for n, r in refused.items() if n not in taken},
                           [refused_where[n] for n in refused if n not in taken])
 
@@ -304,6 +311,67 @@ class Extractor:
                     return
             taken[slot.name] = Found(value, last.start, last.end, "range", LOOSE)
             return
+
+    def _number_pair(self, text: str, slots: list[Slot], taken: dict[str, Found]) -> None:
+        """Two numbers written as a pair the way the examples write two values ("22.58,113.88" where an
+        example writes lat then lng, "1280x720" for width and height): the first is the first value,
+        the second the second — where neither number, nor either slot, is held by anything stronger
+        than an example's context."""
+        for m in _NUMBER_PAIR.finditer(text):
+            if m[2] == "," and _THOUSANDS.fullmatch(m[0]):
+                continue  # 1,200 is one number
+            separator = m[2].replace("，", ",")
+            for a_slot, b_slot in self._paired_slots(slots, separator):
+                held = {n: f for n, f in taken.items() if f.start < m.end() and m.start() < f.end}
+                if any(n not in (a_slot.name, b_slot.name) or f.how not in _PAIR_YIELDS for n, f in held.items()) \
+                        or any(n in taken and n not in held and taken[n].how not in _PAIR_YIELDS
+                               for n in (a_slot.name, b_slot.name)):
+                    continue
+                values: list[Any] = []
+                for slot, raw in ((a_slot, m[1]), (b_slot, m[3])):
+                    value: Any = float(raw) if "." in raw else int(raw)
+                    for _, param in slot.params:
+                        value = validate(value, param)
+                    values.append(value)
+                if MISSING in values:
+                    continue
+                taken[a_slot.name] = Found(values[0], m.start(1), m.end(1), "pair", CONTEXT)
+                taken[b_slot.name] = Found(values[1], m.start(3), m.end(3), "pair", CONTEXT)
+                return
+
+    def _paired_slots(self, slots: list[Slot], separator: str) -> list[tuple[Slot, Slot]]:
+        """The slots whose values the examples of their owners write as a pair with this separator."""
+        out: list[tuple[Slot, Slot]] = []
+        for a in slots:
+            for b in slots:
+                if a is b or a.kind not in ("input", "unmapped") or b.kind not in ("input", "unmapped"):
+                    continue
+                learned = any((an, separator, bn) in self.voc.pairs.get(t.tool_name, set())
+                              for t, pa in a.params for t2, pb in b.params if t is t2
+                              for an, bn in [(pa.name, pb.name)]) or any(
+                    (a.name, separator, b.name) in self.voc.pairs.get(owner, set()) for owner in a.owners if owner in b.owners)
+                if learned:
+                    out.append((a, b))
+        return out
+
+    @staticmethod
+    def _currency_of_amount(spans: list[Span], slots: list[Slot], taken: dict[str, Found]) -> None:
+        """"give tn_1 a $150 credit": the amount's symbol also says its currency, for a tool that takes
+        the amount and a currency code from a list (USD, EUR, ...) the request names in no other way."""
+        money = [s for s in spans if s.kind == "amount" and s.unit]
+        for span in money:
+            holder = next((name for name, f in taken.items() if f.start < span.end and span.start < f.end), None)
+            if holder is None:
+                continue
+            tools = {t.tool_name for sl in slots if sl.name == holder for t, p in sl.params if p.type in ("number", "integer")}
+            for slot in slots:
+                # (not one end of a conversion: "convert $100" says nothing of a target currency)
+                if slot.name in taken or slot.kind not in ("input", "unmapped") or not slot.params \
+                        or not all(t.tool_name in tools and _direction(p.name) != "to" for t, p in slot.params):
+                    continue
+                codes = [next((v for v in (p.enum or []) if str(v).upper() == span.unit), None) for _, p in slot.params]
+                if all(code is not None for code in codes) and len(set(map(str, codes))) == 1:
+                    taken[slot.name] = Found(codes[0], span.start, span.end, "currency", DECLARED)
 
     def _sole_number(self, text: str, spans: list[Span], slots: list[Slot], taken: dict[str, Found],
                      refused: dict[str, str]) -> None:
@@ -433,7 +501,9 @@ class Extractor:
                 found = [Found(f.value, f.start, f.end, f.how, min(f.score, DECLARED)) for f in found]
             out += found
         keys = slot_keys(slot)
-        out += [_scaled(f, spans) for f in self._from_contexts(text, spans, slot, keys)]
+        # (never the words that introduce a name: "建个围栏 名字叫 X" where an example reads "建个围栏 科兴仓")
+        out += [_scaled(f, spans) for f in self._from_contexts(text, spans, slot, keys)
+                if not (isinstance(f.value, str) and _NAMING.search(f.value))]
         out += self._from_spans(text, spans, slot, keys)
         out += self._person_names(text, spans, slot, keys)
         out += self._known_values(text, spans, slot, keys)
@@ -492,7 +562,10 @@ class Extractor:
             hits = sorted(hits, key=lambda h: (bool(_NEGATED_BEFORE.search(text[max(0, h.start - 12):h.start])),
                                                way is None and bool(_NOW_BEFORE.search(text[max(0, h.start - 16):h.start])),
                                                not _TO_BE_BEFORE.search(text[max(0, h.start - 16):h.start]),
-                                               h not in preferred))
+                                               h not in preferred,
+                                               # (a phrase of several words says more than one word inside
+                                               # another phrase: "out of service for a tyre change")
+                                               -len(re.findall(r"[A-Za-z]+|[^\x00-\x7f]", text[h.start:h.end]))))
         for rank, h in enumerate(hits):
             out.append(Found(h.payload, h.start, h.end, "enum", ENUM - 0.01 * rank))
         if param.type == "boolean":
@@ -633,8 +706,14 @@ class Extractor:
         for m in _CALLED.finditer(text):
             group = 1 if m.group(1) is not None else 2
             raw, start, end = m.group(group), m.start(group), m.end(group)
-            if not raw or self.voc.is_own_word(raw) or any(sp.start < end and start < sp.end and sp.kind != "quoted"
-                                                           for sp in spans) \
+            if group == 2 and " " in raw and _CJK_RUN.search(raw.split(" ")[0]):
+                raw = raw.split(" ")[0]  # (a Chinese name ends at a space: "叫 宝安二号仓 22.58,113.88")
+                end = start + len(raw)
+            # (a numeral inside a Chinese name is part of it: 宝安二号仓, 5号楼东门)
+            if not raw or self.voc.is_own_word(raw) or any(
+                    sp.start < end and start < sp.end and sp.kind != "quoted"
+                    and not (sp.kind == "number" and start < sp.start and sp.end < end and _CJK_RUN.fullmatch(raw))
+                    for sp in spans) \
                     or (group == 2 and _CJK_RUN.search(raw) and _NOT_A_NAME_ZH.search(raw)):
                 continue  # (叫王老师来上 tells someone to come; 叫什么你定 leaves the name open)
             out.append(Found(raw, start, end, "named", CONTEXT))
@@ -741,7 +820,12 @@ class Extractor:
             if best <= 0 and not named:
                 continue
             left = _left_word(text, span.start)
-            if left and any(_left_in(left, s.lefts) for s in shapes):
+            # (an amount a recipe carries over from an earlier step is the request's only when the request
+            # says so in the step's own words — "pay 800 GBP" — not after a mere "for": "a paid claim … for
+            # EUR 1,200" is the claim's amount, not the approval's over a default claim; "给E1…" still
+            # names the employee a look-up would find)
+            if left and any(_left_in(left, s.lefts) for s in shapes) and not (
+                    slot.kind == "carried" and span.kind in ("amount", "number") and is_stopword(left)):
                 best += LEFT_BONUS
             how = f"span:{span.kind}"
             if named:  # "quantity 0", "数量为2": said for this parameter (in quotes: its very words)

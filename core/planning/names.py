@@ -67,6 +67,7 @@ def looks_like_name(text: str, said_as_name: bool = False) -> bool:
 
 # What a parameter named for a thing holds, whatever its description says of whose it is:
 # "department — 员工当前所在部门" is a department, not an employee.
+_THING_NAMED = re.compile(r"名称|标题")
 _THING_WORDS = frozenset(
     "department dept team group org organization city region site store branch office location position title "
     "role level grade reason type kind category status state date day days time month months year period amount "
@@ -74,6 +75,8 @@ _THING_WORDS = frozenset(
 
 
 def takes_person(name: str, description: str) -> bool:
+    if name.lower() == "name" and _THING_NAMED.search(description or "") and not PERSON_WORDS.search(description or ""):
+        return False  # a bare "name" described as a thing's (围栏名称): no person's
     if PERSON_WORDS.search(name):
         return True
     if _THING_WORDS.intersection(w.lower() for w in re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", name)):

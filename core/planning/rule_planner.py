@@ -88,6 +88,7 @@ from core.planning.lexicon import (
     whole_word,
 )
 from core.planning.names import person_names, takes_person
+from core.planning.pleasantries import only_pleasantry, pleasantry_reply
 from core.planning.questions import choice_question, language_of, missing_question, no_match_question
 from core.planning.spans import REL_MONTH, SCALE_LETTERS, Span
 from core.planning.text import find_phrases, normalize, shingles
@@ -205,6 +206,9 @@ class RulePlanner:
 
     def _fresh(self, text: str, request: Request, hits: Sequence[RetrievalHit] | None, lang: str,
                only: str | None = None) -> Plan:
+        if only is None and only_pleasantry(text):  # "thanks, that worked!": nothing is asked
+            return Plan(status="no_match", question=pleasantry_reply(lang), language=lang,  # type: ignore[arg-type]
+                        notes=["the message only thanks or acknowledges"])
         bare = self._without_environment(text)
         own = self.voc.own_text
         bare = _mask(bare, modifiers(bare, self.voc.lexicon.has, lambda word: word in own))
@@ -338,9 +342,11 @@ class RulePlanner:
             said = [re.sub(r"\s+", "", str(f.value)) for f in assignment.values.values() if isinstance(f.value, str)]
             # (a past date — or today, where a change is asked — this candidate has no place for is history
             # told, not a value left unused, unless something is to be made: "yesterday's outage hit ws_1,
-            # comp them €80", "今天去验收了,不合格"; "今天辛苦了" asks nothing)
+            # comp them €80", "今天去验收了,不合格"; "今天辛苦了" asks nothing — but a request that names the
+            # candidate by its trigger, state or an example asks it: "her last day is today, run the leaver process")
             told_before = [] if making or self.dated[key] else [
-                s for s in spans if _past(s, self.today() if c.intent > 0 else self.today() - timedelta(days=1), text)]
+                s for s in spans if _past(s, self.today() if c.intent > 0 or c.named else self.today() - timedelta(days=1),
+                                          text)]
             told_before += soft
             ignored[key] = [s for s in spans if (s.kind != "number" or s.unit or s.text[-1:] in SCALE_LETTERS) and not _restated(s.text, said)
                             and s not in told_before

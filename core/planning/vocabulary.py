@@ -153,6 +153,34 @@ def without_history(text: str) -> str:
     return _HISTORY.sub(lambda m: m.group(0)[:m.start(1) - m.start()] + " " * len(m.group(1)), text)
 
 
+# What may stand between two numbers an example writes as one pair ("22.54,113.93", "1920x1080", "3/5")
+PAIR_SEPARATORS = ",，/xX×*~～"
+PAIR_GAP = re.compile(rf"\s*([{re.escape(PAIR_SEPARATORS)}])\s*")
+
+
+def number_pairs(example: Example) -> set[tuple[str, str, str]]:
+    """Two numeric values an example writes side by side with only a separator between them
+    ("22.5431,113.9347" for lat then lng): (first name, separator, second name). A request that
+    writes two numbers the same way gives them in the same order."""
+    at: list[tuple[int, int, str]] = []
+    for name, raw in example.extracted_params.items():
+        if isinstance(raw, bool) or not isinstance(raw, int | float):
+            continue
+        for m in re.finditer(r"(?<![\d.])" + re.escape(str(raw)) + r"(?![\d.])", example.user_query):
+            at.append((m.start(), m.end(), name))
+    at.sort()
+    out: set[tuple[str, str, str]] = set()
+    for (_, end, first), (start, _, second) in zip(at, at[1:], strict=False):
+        if first != second and (gap := PAIR_GAP.fullmatch(example.user_query[end:start])):
+            out.add((first, gap[1].replace("，", ","), second))
+    return out
+
+
+# How Chinese says what a labelled value is (to be): 岗位是会计, 岗位改成出纳, 部门为财务部
+_SAID_AS_ZH_WORDS = r"\s*(?:改成|改为|换成|设为|设成|调为|是|为|[:：=])"
+_SAID_AS_ZH = re.compile(r"([\u3400-\u9fff]{2})" + _SAID_AS_ZH_WORDS + r"\s*$")
+
+
 def context_patterns(example: Example, name: str) -> list[re.Pattern[str]]:
     """Regexes learnt from where an example's value for `name` sits in its query: they find
     candidates for free-text values (names, reasons); every candidate is still validated."""
@@ -180,6 +208,10 @@ def context_patterns(example: Example, name: str) -> list[re.Pattern[str]]:
         out.append(re.compile(re.escape(left) + r"\s*(" + klass + ")" + stop, re.IGNORECASE))
     if len(right) >= 2 and pos == 0:
         out.append(re.compile(r"^(" + klass + r")\s*" + re.escape(right), re.IGNORECASE))
+    said = _SAID_AS_ZH.search(query[max(0, pos - 6):pos])
+    if said and stop and _CJK_RUN.fullmatch(said[1]):
+        # "岗位改成出纳": the label before the value, with any way of saying "is to be" ("岗位是会计")
+        out.append(re.compile(re.escape(said[1]) + _SAID_AS_ZH_WORDS + r"\s*(" + klass + ")" + stop, re.IGNORECASE))
     if not lazy and left and right and _CJK_RUN.fullmatch(left[-1]) and _CJK_RUN.fullmatch(right[0]):
         # a number or code between two characters ("第2期", "共3人"): those two frame it anywhere
         out.append(re.compile(re.escape(left[-1]) + r"\s*(" + klass + r")\s*" + re.escape(right[0])))
@@ -216,8 +248,8 @@ def _value_class(value: str) -> tuple[str, bool]:
 
 
 def _word_forms(word: str) -> list[re.Pattern[str]]:
-    """A value written as an identifier is also said as words ("bank_transfer" as "bank transfer"), and
-    an English noun in the plural ("list the vans" for van, "SUVs")."""
+    """A value written as an identifier is also said as words ("bank_transfer" as "bank transfer"), an
+    English noun in the plural ("list the vans" for van, "SUVs"), and a phrase's last verb inflected."""
     parts = re.split(r"[_\s-]+", word)
     if not all(re.fullmatch(r"[A-Za-z]+", w) for w in parts):
         return []
@@ -226,6 +258,10 @@ def _word_forms(word: str) -> list[re.Pattern[str]]:
     if len(parts[-1]) >= 3 and not parts[-1].lower().endswith("s") and not is_stopword(parts[-1]) \
             and stem(parts[-1].lower()) not in WRITE_CUES | READ_CUES | REFUSALS:  # (not "approves", "rejects")
         forms.append(said + "(?:s|es)")
+    if " " in word.strip() and len(parts[-1]) >= 3 and re.fullmatch(r"[a-z]+", parts[-1]):
+        # a phrase of several words with its last verb inflected: "double charged" is "double charge"
+        last = parts[-1][:-1] if parts[-1].endswith("e") else parts[-1]
+        forms.append(r"[\s_-]+".join(map(re.escape, [*parts[:-1], last])) + "(?:ed|ing)")
     return [re.compile(r"(?<![A-Za-z0-9])" + f + r"(?![A-Za-z0-9])", re.I) for f in forms]
 
 
@@ -393,6 +429,7 @@ class Vocabulary:
     _id_words: frozenset[str] | None = None  # the pack's own words shaped like ids (soc2)
     patterns: dict[tuple[str, str], list[Any]] = field(default_factory=dict)  # pack regexes (regex module)
     enum_lefts: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # words seen before an enum value
+    pairs: dict[str, set[tuple[str, str, str]]] = field(default_factory=dict)  # tool|rule -> numbers written as a pair
     lexicon: Lexicon = field(default_factory=lambda: Lexicon({}))
     core: Lexicon = field(default_factory=lambda: Lexicon({}))  # names, triggers and examples only
     own_text: str = ""  # the packs' wording (values masked), lower-cased: never a value itself
@@ -434,10 +471,12 @@ class Vocabulary:
                 shingles(t) for t in rule.trigger_phrases]
             for name in {n for e in rule.examples for n in e.extracted_params}:
                 voc._learn((rule.rule_name, name), rule.examples, name)
+            voc.pairs[rule.rule_name] = {p for e in rule.examples for p in number_pairs(e)}
             texts[candidate_key("rule", rule.rule_name)] = rule_words(rule, kn, base)
             core[candidate_key("rule", rule.rule_name)] = rule_core_words(rule, base)
         for tool in kn.tools.values():
             voc.tool_shingles[tool.tool_name] = [shingles(e.user_query) for e in tool.examples]
+            voc.pairs[tool.tool_name] = {p for e in tool.examples for p in number_pairs(e)}
             for p in tool.parameters:
                 key = (tool.tool_name, p.name)
                 voc.patterns[key] = [compile_pattern(x) for x in p.patterns]
