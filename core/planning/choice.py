@@ -110,6 +110,8 @@ class Candidate:
     fact: bool = False  # the request asks when, why or how long (什么时候, 为什么): only a read answers it
     vague: bool = False  # the request asks only to "sort it out" / 处理一下: the change is left unsaid
     procedure: bool = False  # the request asks to go through the procedure (走下流程) of what it names
+    direction: int = 0  # what it does to its thing: adds (+1: 增员, enable), takes away (-1), either or neither (0)
+    asked_direction: int = 0  # ... and what the request asks to do to it, the same way
     assignment: Assignment | None = None
     plan: Plan | None = None
     score: float = 0.0
@@ -452,6 +454,20 @@ def existing(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[s
             and asked & c.running_writes))), best)
 
 
+def pinned_read(ranked: list[Candidate]) -> Candidate | None:
+    """Where nothing else fits: the one look-up that takes everything it needs, the thing's id among
+    it in the shape its parameter declares, leaves nothing the request states unused, for a request
+    put as a question ("did cmp_1 actually go out?" in words the pack does not use). Reading is
+    harmless; no write is plausible beside it. (Not an order in words nothing knows: "给B0D…写一版listing
+    五点描述" is no look-up of the listing.)"""
+    if any(c.writes and c.score >= ASK_MIN for c in ranked):
+        return None
+    reads = [c for c in ranked if not c.writes and not c.destroys and not c.unable and c.asks and c.intent > 0
+             and c.fill >= 1.0 and not c.ignores and not c.fact and c.assignment is not None
+             and any(f.how == "pattern" for f in c.assignment.values.values())]
+    return reads[0] if len(reads) == 1 or (reads and reads[0].score - reads[1].score >= CLOSE) else None
+
+
 def corroborated(best: Candidate, rivals: list[Candidate]) -> bool:
     """A write below the bar whose values speak for it: it takes several values the request states
     (one in a shape its parameters declare), needs nothing more, leaves nothing said unused, asks for
@@ -525,6 +541,12 @@ def outfitted(best: Candidate, rival: Candidate) -> bool:
         and any(mine[k].score - theirs[k].score >= 0.25 and mine[k].how != theirs[k].how for k in mine)
 
 
+def opposite(best: Candidate, rival: Candidate) -> bool:
+    """The rival does the opposite of what the request asks and the best does: "社保从2026-07开始停掉" is
+    the stop, not the enrolment that knows as many of its words."""
+    return best.asked_direction != 0 and best.direction == best.asked_direction == -rival.direction
+
+
 def unexplaining(best: Candidate, rival: Candidate) -> bool:
     """The best explains every word of the request and the rival leaves a good part of it
     unexplained ("look up the invoice for me": the account look-up knows no invoice)."""
@@ -555,7 +577,19 @@ def _unsaid_change(best: Candidate, rivals: list[Candidate]) -> Decision:
 
 
 def decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decision:
-    """Plan the best, ask between close or weak ones, or say nothing fits."""
+    """Plan the best, ask between close or weak ones, or say nothing fits — or, where nothing fits
+    for want of evidence, the one look-up the request pins by an id."""
+    decision = _decide(candidates, steps_of)
+    if decision.verdict == "no_match" and decision.reason.startswith(_WEAK) \
+            and (read := pinned_read(sorted(candidates, key=lambda c: -c.score))) is not None:
+        return Decision("plan", read)
+    return decision
+
+
+_WEAK = ("the request is mostly unexplained", "weak evidence")
+
+
+def _decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decision:
     for c in candidates:
         c.score = score(c)
     ranked = sorted((c for c in candidates if not c.destroys and not c.unable and not (c.fact and c.writes)),
@@ -671,6 +705,7 @@ def _judge(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str
     close = [c for c in rivals if best.score - c.score < CLOSE and not outvalued(best, c) and not outfitted(best, c)
              and not (c.intent < 0 < best.intent and c.trigger < 1.0 and not (c.strong and best.fill < 1.0))
              and not unexplaining(best, c)
+             and not opposite(best, c)
              and not (c.writes and c.only_asks and not best.writes)  # (a question: a change is no reading of it)
              # (a recipe that would still ask for values to run writes the request says nothing of is no
              # rival to one that has all it needs: "刘洋，约个HR面" is the interview, not the whole pipeline)

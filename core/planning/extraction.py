@@ -58,6 +58,9 @@ _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
 _AFTER_A_NAME_ZH = "要想需得将该也都就还又再已从"  # (not 会: 王家会 is a name)
 _NUMERIC_DATE = re.compile(r"[\d\s./:：年月日号-]+")
 # found this way, a value gives way to two numbers written as the examples write a pair
+# A clause that tells how to go about the request, not why: "先别审批", "审批等我确认", "don't notify them"
+_INSTRUCTION = re.compile(r"^\s*(?:先|暂时|暂)?(?:别|不用|不要|无需|无须|不必|不需要|先不|暂不)|等我(?:确认|通知|说|拍板|点头)|"
+                          r"(?i:^\s*(?:don'?t|do not|no need|never|hold off|wait for me)\b)")
 _NUMBER_PAIR = re.compile(rf"(?<![\w.])(\d+(?:\.\d+)?)\s*([{re.escape(PAIR_SEPARATORS)}])\s*(\d+(?:\.\d+)?)(?![\w.])")
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+")
 _PAIR_YIELDS = frozenset({"example", "sole", "span:number", "span:id", "span:amount"})
@@ -745,6 +748,7 @@ class Extractor:
             last = clauses[-1] if len(clauses) > 1 else None
             if last is not None and not (at is not None and at < last.start() + len(last.group(0))) \
                     and intent(last.group(0)) == 0 and not _ASKING.match(last.group(0)) \
+                    and not _INSTRUCTION.search(last.group(0)) \
                     and not any(last.start() <= sp.start < last.end() for sp in spans) \
                     and len(last.group(0).strip()) >= 2 and not self.voc.is_own_word(last.group(0).strip()):
                 raw = last.group(0)

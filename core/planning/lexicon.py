@@ -345,7 +345,8 @@ _NO_CHANGES = re.compile(r"(?i)\b(?:don'?t|do not|without|no)\s+(?:change|chang|
                          # ... yet: "走流程前先问我", "ask me first", "check with me before you do it"
                          # (not 先跟我们…, nor what was checked already: 先跟我确认过了)
                          r"(?<!不用)(?<!不要)(?<!不必)(?<!无需)(?<!别)(?:先|请先)(?:问|问问|问一下|跟|和)我(?![们过]|确认过)|问过我再|"
-                         r"等我确认(?!过)|走(?:一下|下)?流程(?:之)?前")
+                         # (not a hold on one step: "审批等我确认" — that step is refused, the rest runs)
+                         r"(?:(?<![\u4e00-\u9fff])|(?<=[先请就都再，,]))等我确认(?!过)|走(?:一下|下)?流程(?:之)?前")
 # ... "ask me first", "check with me before", unless said not to ("you don't need to ask me first")
 _ASK_FIRST_EN = re.compile(r"(?i)\b(?:ask|check with|confirm with)\s+me\s+(?:first(?!\s+thing)|before)\b")
 _NOT_BEFORE = re.compile(r"(?i)\b(?:don'?t|do not|does not|doesn'?t|no need|never|without|not)\b[\w\s']{0,24}$")
@@ -619,6 +620,27 @@ def leading_object(text: str) -> str:
 
 # Rolling something back, not to a value ("回滚掉那条审批记录", not "手机号回滚成 138…": that sets one)
 _ROLLBACK = re.compile(r"(?i)\broll(?:ed|ing)?[\s-]?back\b(?!\s+to\b)|回滚(?!\s*(?:成|到|为|至))")
+
+
+# Verbs of adding and of taking away: two tools that do opposite things to the same thing (社保增员 /
+# 社保减员, enable / disable) are no rivals when the request says one side of the pair. The language's
+# words, not any domain's; a time said as a start ("从2026-07开始停掉", "starting Monday") is no side.
+_ADDING_ZH = ("增员", "增加", "新增", "参保", "加入", "添加", "开通", "启用", "开启", "绑定", "上架", "恢复")
+_TAKING_ZH = ("减员", "减少", "停缴", "停保", "停掉", "停用", "关闭", "关掉", "解绑", "下架", "移除", "退出", "取消")
+_ADDING_EN = frozenset(stem(w) for w in "add enable start open activate grant assign subscribe enroll join resume".split())
+_TAKING_EN = frozenset(stem(w) for w in "remove disable stop close deactivate revoke unassign unsubscribe unenroll "
+                       "leave pause suspend".split())
+_STARTING = re.compile(r"从[^，,。;；]{0,16}?开始|(?i:\bstart(?:ing|s)?\s+(?:on|from|at|in)\b|\bstarting\b)")
+
+
+def direction(text: str) -> int:
+    """+1 when the text speaks only of adding (增员, enable), -1 only of taking away (减员, disable),
+    0 when of both or neither."""
+    text = _STARTING.sub(" ", text)
+    words = {stem(w) for w in re.findall(r"[A-Za-z]+", text)}
+    adds = bool(words & _ADDING_EN) or any(w in text for w in _ADDING_ZH)
+    takes = bool(words & _TAKING_EN) or any(w in text for w in _TAKING_ZH)
+    return 0 if adds == takes else 1 if adds else -1
 
 
 def destructive(text: str) -> list[str]:

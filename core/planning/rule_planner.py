@@ -32,6 +32,7 @@ from core.models import (
     StepRef,
     ToolSpec,
 )
+from core.pack_regex import finditer as pack_finditer
 from core.planning.choice import ASK_MIN, COV_MIN, Candidate, Decision, decide, score
 from core.planning.copies import (
     CountReading,
@@ -62,6 +63,7 @@ from core.planning.lexicon import (
     changes_by_name,
     definite_things,
     destructive,
+    direction,
     first_verb,
     forbids_changes,
     inquires,
@@ -138,6 +140,16 @@ class RulePlanner:
                                      if param.name in e.extracted_params])
         kin_shapes(knowledge.tools.values())
         self.dated = {key: takes_a_date(slots) for key, slots in self.slots.items()}  # (asked on every request)
+        # reads whose only required input has patterns of its own: an id the request writes names them
+        self._pattern_reads = {t.tool_name: self.voc.patterns[(t.tool_name, required[0].name)]
+                               for t in knowledge.tools.values() if not t.side_effects
+                               and len(required := [p for p in t.parameters if p.required]) == 1
+                               and self.voc.patterns.get((t.tool_name, required[0].name))}
+        # what each does to its thing, by its name and description: adds (+1), takes away (-1) or neither
+        self.direction = {candidate_key("rule", r.rule_name): direction(f"{name_words(r.rule_name)} {r.description}")
+                          for r in knowledge.rules.values()} | {
+            candidate_key("tool", t.tool_name): direction(f"{name_words(t.tool_name)} {t.description}")
+            for t in knowledge.tools.values()}
         self.steps_of = {r.rule_name: {s.tool_name for s in r.dag_definition} for r in knowledge.rules.values()}
         self.enum_words = [entry for phrases in self.voc.enums.values() for entry in phrases]
         self.takes_person = any(takes_person(p.name, p.description) for t in knowledge.tools.values()
@@ -256,6 +268,7 @@ class RulePlanner:
         alien = self.voc.lexicon.alien(self.voc.lexicon.request_tokens(_mask(told, units[:len(hard)] + names)))
         plain_text = self._plain(text)
         destroys = destructive(plain_text)
+        asked_direction = direction(text)
         actions = named_actions(plain_text)
         lead = leading_verb(plain_text)
         lead = lead if lead and self.voc.lexicon.has(lead) else None  # (a verb nothing here knows: `unable`/alien)
@@ -287,8 +300,8 @@ class RulePlanner:
         # "只建档案，不签合同": the words of each thing a Chinese request says not to do (签合同); a write
         # of a candidate that knows most of them, a whole word among them, is one it must not run
         refused_zh = [((start, end), words) for start, end in refusals
-                      if _NEGATION_ZH.match(text[start:end])
-                      and (words := self.voc.lexicon.request_tokens(_NEGATION_ZH.sub("", text[start:end])))]
+                      if (said := _refused_words(text[start:end])) is not None
+                      and (words := self.voc.lexicon.request_tokens(said))]
         ignored: dict[str, list[Span]] = {}  # candidate -> the values it would leave unused
         knows = lru_cache(maxsize=None, typed=True)(self.voc.lexicon.knows)  # asked again for every rule of a tool
         out = []
@@ -318,6 +331,8 @@ class RulePlanner:
             c.only_asks = questions_only
             c.vague = vague
             c.procedure = procedure
+            c.direction = self.direction[key]
+            c.asked_direction = asked_direction
             c.fact = fact
             c.rank = rank.get(key, 0.0)
             used = [(f.start, f.end) for f in assignment.values.values()]
@@ -531,6 +546,10 @@ class RulePlanner:
         # and those that know a word of the request few others know (架 of 下架: the shop's 上架 recipe,
         # which retrieval ranked below twelve others, is the rival that keeps "下架" from placing an order)
         keys |= self.voc.lexicon.rare_holders(self.voc.lexicon.request_tokens(text), RARE_HOLDERS)
+        # and the look-ups that take an id the request writes in a shape their parameters declare
+        # ("线上查一下 tn_m8c2pk 现在是什么状态": the tenant look-up, which no word of an English pack names)
+        keys |= {candidate_key("tool", t) for t in self._pattern_reads if any(
+            next(pack_finditer(pattern, text), None) is not None for pattern in self._pattern_reads[t])}
         return [k for k in everything if k in keys]
 
     def _asked_parts(self, text: str) -> list[list[str]]:
@@ -973,6 +992,9 @@ class RulePlanner:
         先别交, 无需办理), and 不用/别/无需 … before a verb some write of the knowledge knows (不用绑卡,
         不用审批, 先别放款) — not 别的/特别, nor 不要 before what no write does (不要太多)."""
         spans = [m.span() for m in DISCLAIMED.finditer(text)]
+        for m in _HELD_ZH.finditer(text):  # "审批等我确认": that step waits for the requester
+            if any(self.voc.lexicon.knows(k, m.group(1)) for k in self._write_keys):
+                spans.append(m.span())
         for m in _REFUSING_ZH.finditer(text):
             start, rest = m.start(1), m.group(1)
             if any(s <= start < e for s, e in spans) or re.match(r"\s*(?:不行|可不行|是不行|不可以)", text[m.end():]):
@@ -1215,6 +1237,17 @@ _QUERY_FIELD = re.compile(r"\bquery\.([A-Za-z_]\w*)")
 # 不用/别/无需 … before what may be a verb (the knowledge's writes say which): "到已放款就行，不用绑卡"
 _REFUSING_ZH = re.compile(r"(?:无需|无须|不用|不需要|不要|先别|暂不|先不|不必|(?:(?<![\u4e00-\u9fff])|(?<=[就也都还可你]))别)"
                           r"(?:再|去|帮我|给我|帮忙)?(?![的人])([\u4e00-\u9fff]{1,6})")
+# a step held for the requester: "审批等我确认", "付款等我通知"
+_HELD_ZH = re.compile(r"([\u4e00-\u9fff]{2})(?:先|就)?等我(?:确认|通知|说|拍板|点头)(?!过)")
+def _refused_words(refusal: str) -> str | None:
+    """What a Chinese refusal refuses: the words after its negation (不用审批), or the step held
+    (审批等我确认); None for a verb a description disclaims."""
+    if _NEGATION_ZH.match(refusal):
+        return _NEGATION_ZH.sub("", refusal)
+    held = _HELD_ZH.fullmatch(refusal)
+    return held.group(1) if held else None
+
+
 # where what is refused ends and the next ask begins ("不用审批直接放款": 放款 is asked for)
 _NEXT_ASK_ZH = re.compile(r"直接|然后|再|就|先|并|但|而是|改成|只")
 _NEGATION_ZH = re.compile(r"^(?:不会|不再|并不|无需|无须|不用|不需要|不要|先别|暂不|不|别)")

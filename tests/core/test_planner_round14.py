@@ -155,3 +155,39 @@ def test_a_request_after_thanks_is_still_a_request(rensha: Assistant) -> None:
     """Holds: "谢谢，再帮E10035请三天年假" asks for something."""
     p = plan(rensha, "谢谢，再帮E10035请三天年假")
     assert p.status != "no_match"
+
+
+def test_the_opposite_change_is_no_rival(zhaopin: Assistant) -> None:
+    """"社保从2026-07开始停掉": the stop, not a question between it and the enrolment (从…开始 says when)."""
+    p = plan(zhaopin, "E100345 的社保从2026-07开始停掉")
+    assert tools(p) == ["social_insurance_remove"]
+    assert args(p, "social_insurance_remove") == {"employee_id": "E100345", "effective_month": "2026-07"}
+
+
+
+@pytest.mark.parametrize("text", ["给E10035明天请三天年假，先别审批", "给E10035明天请三天年假，审批等我确认"])
+def test_a_step_held_or_refused_is_no_reason(rensha: Assistant, text: str) -> None:
+    """"先别审批" / "审批等我确认" say how to go about it, not why: they were written as the leave's reason
+    (and the held approval then ran, its refusal being "a value the plan takes")."""
+    p = plan(rensha, text)
+    assert "approve_leave" not in tools(p) and all("reason" not in s.arguments for s in p.steps)
+    assert p.status == "planned" or not writes(rensha, p)
+
+
+def test_a_reason_said_last_is_still_the_reason(rensha: Assistant) -> None:
+    """Holds: "家里有事" is the reason."""
+    assert args(plan(rensha, "给E10035明天请三天年假，家里有事"), "submit_leave_request")["reason"] == "家里有事"
+
+
+def test_a_question_about_a_thing_named_by_its_id_reads_it(mailhub: Assistant) -> None:
+    """"did cmp_31337 actually go out?": the campaign look-up, the one read that takes the id as its
+    parameter declares it (it said nothing here fits: the request's words are not the pack's)."""
+    p = plan(mailhub, "did cmp_31337 actually go out? customer says nobody got it")
+    assert tools(p) == ["get_campaign"] and args(p, "get_campaign") == {"campaign_id": "cmp_31337"}
+
+
+def test_an_order_in_unknown_words_is_no_look_up(idcloud: Assistant) -> None:
+    """Holds: "线上把 tn_m8c2pk 停掉" asks for a change in words an English pack does not know: no read
+    of the tenant stands in for it."""
+    p = plan(idcloud, "线上把 tn_m8c2pk 停掉")
+    assert not (p.status == "planned" and not writes(idcloud, p))
