@@ -26,7 +26,7 @@ import regex
 from core.knowledge import Knowledge
 from core.models import ParamSpec, RuleSpec, ToolSpec
 from core.pack_regex import finditer as pack_finditer
-from core.planning.lexicon import HAVING, intent, is_stopword, name_words, stem, tokens
+from core.planning.lexicon import HAVING, intent, is_stopword, name_stems, name_words, stem, tokens
 from core.planning.names import looks_like_name, person_names, takes_person
 from core.planning.spans import EN_NUMBER_WORDS, SCALE_LETTERS, Span, with_arabic_numerals
 from core.planning.text import cn_number
@@ -61,8 +61,10 @@ _NUMERIC_DATE = re.compile(r"[\d\s./:：年月日号-]+")
 # A clause that tells how to go about the request, not why: "先别审批", "审批等我确认", "don't notify them"
 _INSTRUCTION = re.compile(r"^\s*(?:先|暂时|暂)?(?:别|不用|不要|无需|无须|不必|不需要|先不|暂不)|等我(?:确认|通知|说|拍板|点头)|"
                           r"(?i:^\s*(?:don'?t|do not|no need|never|hold off|wait for me)\b)")
+# numbers written apart after a name, with a decimal point or a comma in one: coordinates, not the name
+_OTHER_DOLLAR = re.compile(r"(?<![A-Za-z])(?!US)[A-Z]{1,2}\s?\$$")
+_NUMBERS_AFTER = re.compile(r"(?: \d+(?:[.,，]\d+)+)+.*$")
 _NUMBER_PAIR = re.compile(rf"(?<![\w.])(\d+(?:\.\d+)?)\s*([{re.escape(PAIR_SEPARATORS)}])\s*(\d+(?:\.\d+)?)(?![\w.])")
-_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+")
 _PAIR_YIELDS = frozenset({"example", "sole", "span:number", "span:id", "span:amount"})
 IMPLIED_FORMAT = (("email", "email"), ("mail", "email"), ("date", "date"), ("url", "uri"), ("uri", "uri"),
                   ("domain", "hostname"), ("hostname", "hostname"))
@@ -272,7 +274,7 @@ class Extractor:
         self._date_range(text, spans, slots, taken)
         self._sole_number(text, spans, slots, taken, refused)
         self._sole_handle(text, spans, slots, taken, refused)
-        self._currency_of_amount(spans, slots, taken)
+        self._currency_of_amount(text, spans, slots, taken)
         self._number_pair(text, slots, taken)
         return Assignment(taken, {n: r for n, r in refused.items() if n not in taken},
                           [refused_where[n] for n in refused if n not in taken])
@@ -321,8 +323,8 @@ class Extractor:
         the second the second — where neither number, nor either slot, is held by anything stronger
         than an example's context."""
         for m in _NUMBER_PAIR.finditer(text):
-            if m[2] == "," and _THOUSANDS.fullmatch(m[0]):
-                continue  # 1,200 is one number
+            if m[2] in ",，" and ("." not in m[1] or "." not in m[3]):
+                continue  # 1,200 is one number; "4,6 and 8" a list (a comma pair is two decimals)
             separator = m[2].replace("，", ",")
             for a_slot, b_slot in self._paired_slots(slots, separator):
                 held = {n: f for n, f in taken.items() if f.start < m.end() and m.start() < f.end}
@@ -358,10 +360,12 @@ class Extractor:
         return out
 
     @staticmethod
-    def _currency_of_amount(spans: list[Span], slots: list[Slot], taken: dict[str, Found]) -> None:
+    def _currency_of_amount(text: str, spans: list[Span], slots: list[Slot], taken: dict[str, Found]) -> None:
         """"give tn_1 a $150 credit": the amount's symbol also says its currency, for a tool that takes
         the amount and a currency code from a list (USD, EUR, ...) the request names in no other way."""
-        money = [s for s in spans if s.kind == "amount" and s.unit]
+        # (a symbol with letters before it is another dollar — HK$, C$, A$ — and ¥ is yen as well as yuan)
+        money = [s for s in spans if s.kind == "amount" and s.unit and not _OTHER_DOLLAR.search(text[:s.start + 1])
+                 and not (s.text.lstrip()[:1] in "¥￥" and s.unit == "CNY")]
         for span in money:
             holder = next((name for name, f in taken.items() if f.start < span.end and span.start < f.end), None)
             if holder is None:
@@ -565,10 +569,7 @@ class Extractor:
             hits = sorted(hits, key=lambda h: (bool(_NEGATED_BEFORE.search(text[max(0, h.start - 12):h.start])),
                                                way is None and bool(_NOW_BEFORE.search(text[max(0, h.start - 16):h.start])),
                                                not _TO_BE_BEFORE.search(text[max(0, h.start - 16):h.start]),
-                                               h not in preferred,
-                                               # (a phrase of several words says more than one word inside
-                                               # another phrase: "out of service for a tyre change")
-                                               -len(re.findall(r"[A-Za-z]+|[^\x00-\x7f]", text[h.start:h.end]))))
+                                               h not in preferred))
         for rank, h in enumerate(hits):
             out.append(Found(h.payload, h.start, h.end, "enum", ENUM - 0.01 * rank))
         if param.type == "boolean":
@@ -701,7 +702,8 @@ class Extractor:
         """A thing's name said after 叫 / 名为 / called / named ("新建一门课 叫 操作系统", "a project called
         Apollo"), for a parameter that holds a thing's name (course_name, 名称; not a person's)."""
         params = [p for _, p in slot.params]
-        if not params or not all(p.type == "string" and p.enum is None and not is_typed(p)
+        # (a parameter whose own patterns missed the wording may still be named this way: "商家,名字叫 Samba Store")
+        if not params or not all(p.type == "string" and p.enum is None and not {"pattern", "format"} & set(p.model_extra or {})
                                  and not takes_person(p.name, p.description)
                                  and _THING_NAME.search(f"{p.name} {p.description or ''}") for p in params):
             return []
@@ -709,8 +711,8 @@ class Extractor:
         for m in _CALLED.finditer(text):
             group = 1 if m.group(1) is not None else 2
             raw, start, end = m.group(group), m.start(group), m.end(group)
-            if group == 2 and " " in raw and _CJK_RUN.search(raw.split(" ")[0]):
-                raw = raw.split(" ")[0]  # (a Chinese name ends at a space: "叫 宝安二号仓 22.58,113.88")
+            if group == 2 and (cut := _NUMBERS_AFTER.search(raw)):
+                raw = raw[:cut.start()]  # (a name ends before a number written apart: "叫 宝安二号仓 22.58,113.88")
                 end = start + len(raw)
             # (a numeral inside a Chinese name is part of it: 宝安二号仓, 5号楼东门)
             if not raw or self.voc.is_own_word(raw) or any(
@@ -829,7 +831,8 @@ class Extractor:
             # EUR 1,200" is the claim's amount, not the approval's over a default claim; "给E1…" still
             # names the employee a look-up would find)
             if left and any(_left_in(left, s.lefts) for s in shapes) and not (
-                    slot.kind == "carried" and span.kind in ("amount", "number") and is_stopword(left)):
+                    slot.kind == "carried" and span.kind in ("amount", "number") and is_stopword(left)
+                    and not _step_word_before(text[:span.start], slot)):
                 best += LEFT_BONUS
             how = f"span:{span.kind}"
             if named:  # "quantity 0", "数量为2": said for this parameter (in quotes: its very words)
@@ -1111,7 +1114,8 @@ _TO_BE_BEFORE = re.compile(r"(?:\b(?:be|become|as|into|to|wants?|needs?|wanna)(?
 _NOW_BEFORE = re.compile(r"(?:(?:\b(?:is|are|was|were)|'s|'re)\s+(?:now\s+)?(?:currently|still|on|at|in)(?:\s+(?:on|at|in))?"
                          r"|\b(?:was|were|used\s+to\s+be)|\b(?:currently|still|from)(?:\s+(?:on|at|in))?)(?:\s+(?:a|an|the))?\s*$"
                          r"|(?:从|由|现在是|目前是|原来是|之前是)\s*$", re.I)
-_NEGATED_BEFORE = re.compile(r"(?:\b(?:not|no|non|instead\s+of|rather\s+than)(?:\s+(?:a|an|the))?|不是|不要|非|别)\s*$", re.I)
+_NEGATED_BEFORE = re.compile(r"(?:\b(?:not|no|non|\w+n['’]t|instead\s+of|rather\s+than)(?:\s+(?:for|because\s+of|due\s+to|about))?"
+                             r"(?:\s+(?:a|an|the))?|不是|不要|非|别)\s*$", re.I)
 _FROM_NAMES = frozenset("from source src origin old".split())
 _TO_NAMES = frozenset("to target dest destination new".split())
 _FROM_WORDS = frozenset(["from", "从", "由", "自"])
@@ -1121,6 +1125,13 @@ _DIRECTION = re.compile(r"(?:\b({})|({}))(?:\s*(?:the|a|an|our|their)?\s*)(?:[A-
     "|".join(sorted(w for w in _FROM_WORDS | _TO_WORDS if w.isascii())),
     "|".join(sorted(w for w in _FROM_WORDS | _TO_WORDS if not w.isascii()))),
     re.I)
+
+
+def _step_word_before(before: str, slot: Slot) -> bool:
+    """The word before the preposition ahead of a value is a word of the slot's own step: "approved
+    for $2,500" is the approval's amount."""
+    words = re.findall(r"[A-Za-z]+", before)[-2:]
+    return len(words) == 2 and any(stem(words[0].lower()) in name_stems(tool.tool_name) for tool, _ in slot.params)
 
 
 def _direction(name: str) -> str | None:

@@ -218,7 +218,7 @@ class RulePlanner:
 
     def _fresh(self, text: str, request: Request, hits: Sequence[RetrievalHit] | None, lang: str,
                only: str | None = None) -> Plan:
-        if only is None and only_pleasantry(text):  # "thanks, that worked!": nothing is asked
+        if only is None and request.previous is None and only_pleasantry(text):  # "thanks, that worked!"
             return Plan(status="no_match", question=pleasantry_reply(lang), language=lang,  # type: ignore[arg-type]
                         notes=["the message only thanks or acknowledges"])
         bare = self._without_environment(text)
@@ -357,11 +357,9 @@ class RulePlanner:
             said = [re.sub(r"\s+", "", str(f.value)) for f in assignment.values.values() if isinstance(f.value, str)]
             # (a past date — or today, where a change is asked — this candidate has no place for is history
             # told, not a value left unused, unless something is to be made: "yesterday's outage hit ws_1,
-            # comp them €80", "今天去验收了,不合格"; "今天辛苦了" asks nothing — but a request that names the
-            # candidate by its trigger, state or an example asks it: "her last day is today, run the leaver process")
+            # comp them €80", "今天去验收了,不合格"; "今天辛苦了" asks nothing)
             told_before = [] if making or self.dated[key] else [
-                s for s in spans if _past(s, self.today() if c.intent > 0 or c.named else self.today() - timedelta(days=1),
-                                          text)]
+                s for s in spans if _past(s, self.today() if c.intent > 0 else self.today() - timedelta(days=1), text)]
             told_before += soft
             ignored[key] = [s for s in spans if (s.kind != "number" or s.unit or s.text[-1:] in SCALE_LETTERS) and not _restated(s.text, said)
                             and s not in told_before

@@ -170,9 +170,14 @@ def number_pairs(example: Example) -> set[tuple[str, str, str]]:
             at.append((m.start(), m.end(), name))
     at.sort()
     out: set[tuple[str, str, str]] = set()
-    for (_, end, first), (start, _, second) in zip(at, at[1:], strict=False):
-        if first != second and (gap := PAIR_GAP.fullmatch(example.user_query[end:start])):
-            out.add((first, gap[1].replace("，", ","), second))
+    query = example.user_query
+    for (a, end, first), (start, b, second) in zip(at, at[1:], strict=False):
+        if first != second and (gap := PAIR_GAP.fullmatch(query[end:start])):
+            separator = gap[1].replace("，", ",")
+            # (a comma between whole numbers is how lists and times are written — "25, 300", "7,30 pm",
+            # "tables 4,6 and 8": only two decimals joined by one are a pair, "22.54,113.93")
+            if separator != "," or ("." in query[a:end] and "." in query[start:b]):
+                out.add((first, separator, second))
     return out
 
 
@@ -211,7 +216,9 @@ def context_patterns(example: Example, name: str) -> list[re.Pattern[str]]:
     said = _SAID_AS_ZH.search(query[max(0, pos - 6):pos])
     if said and stop and _CJK_RUN.fullmatch(said[1]):
         # "岗位改成出纳": the label before the value, with any way of saying "is to be" ("岗位是会计")
-        out.append(re.compile(re.escape(said[1]) + _SAID_AS_ZH_WORDS + r"\s*(" + klass + ")" + stop, re.IGNORECASE))
+        # (not what it was or is now: "原来岗位是研发工程师", "现在岗位是…")
+        out.append(re.compile(r"(?<![原来前在])" + re.escape(said[1]) + _SAID_AS_ZH_WORDS + r"\s*(" + klass + ")" + stop,
+                              re.IGNORECASE))
     if not lazy and left and right and _CJK_RUN.fullmatch(left[-1]) and _CJK_RUN.fullmatch(right[0]):
         # a number or code between two characters ("第2期", "共3人"): those two frame it anywhere
         out.append(re.compile(re.escape(left[-1]) + r"\s*(" + klass + r")\s*" + re.escape(right[0])))
