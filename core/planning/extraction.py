@@ -714,6 +714,8 @@ class Extractor:
             if group == 2 and (cut := _NUMBERS_AFTER.search(raw)):
                 raw = raw[:cut.start()]  # (a name ends before a number written apart: "叫 宝安二号仓 22.58,113.88")
                 end = start + len(raw)
+            if group == 2 and re.match(r" [\u4e00-\u9fff]", text[end:end + 2]):
+                continue  # ("叫 沟通技巧 第二期": where the name ends, the request does not say)
             # (a numeral inside a Chinese name is part of it: 宝安二号仓, 5号楼东门)
             if not raw or self.voc.is_own_word(raw) or any(
                     sp.start < end and start < sp.end and sp.kind != "quoted"

@@ -345,8 +345,7 @@ _NO_CHANGES = re.compile(r"(?i)\b(?:don'?t|do not|without|no)\s+(?:change|chang|
                          # ... yet: "走流程前先问我", "ask me first", "check with me before you do it"
                          # (not 先跟我们…, nor what was checked already: 先跟我确认过了)
                          r"(?<!不用)(?<!不要)(?<!不必)(?<!无需)(?<!别)(?:先|请先)(?:问|问问|问一下|跟|和)我(?![们过]|确认过)|问过我再|"
-                         # (not a hold on one step: "审批等我确认" — that step is refused, the rest runs)
-                         r"(?:(?<![\u4e00-\u9fff])|(?<=[先请就都再，,]))等我确认(?!过)|走(?:一下|下)?流程(?:之)?前")
+                         r"等我确认(?!过)|走(?:一下|下)?流程(?:之)?前")
 # ... "ask me first", "check with me before", unless said not to ("you don't need to ask me first")
 _ASK_FIRST_EN = re.compile(r"(?i)\b(?:ask|check with|confirm with)\s+me\s+(?:first(?!\s+thing)|before)\b")
 _NOT_BEFORE = re.compile(r"(?i)\b(?:don'?t|do not|does not|doesn'?t|no need|never|without|not)\b[\w\s']{0,24}$")

@@ -239,3 +239,19 @@ def test_an_amount_after_the_steps_own_verb_and_for_is_that_steps(claimdesk: Ass
     assert args(p, "approve_claim")["approved_amount"] == 2500
     assert args(p, "set_reserve")["amount"].model_dump() == {"from_step": 1, "path": "claimed_amount"}
     assert args(p, "file_claim")["claimed_amount"] == 3000
+
+
+# What the second review (2c96002, 468 probes) found.
+
+@pytest.mark.parametrize("text", ['PR2024060012 向供应商"联想华南"下采购单，下单等我确认',
+                                  'PR2024060012 向供应商"联想华南"下采购单，采购单等我确认'])
+def test_waiting_for_my_confirmation_holds_the_request(caigou: Assistant, text: str) -> None:
+    """"下单等我确认": the order waits (it was written: 等我确认 after a step's words no longer held anything
+    when those words were no write's)."""
+    assert not writes(caigou, plan(caigou, text))
+
+
+def test_a_name_that_goes_on_after_a_space_is_not_cut(peixun: Assistant) -> None:
+    """"名字叫 沟通技巧 第二期": the course was written as "沟通技巧"."""
+    p = plan(peixun, "新建一门线下课,名字叫 沟通技巧 第二期")
+    assert all(s.arguments.get("course_name") != "沟通技巧" for s in p.steps)
