@@ -26,7 +26,16 @@ import regex
 from core.knowledge import Knowledge
 from core.models import ParamSpec, RuleSpec, ToolSpec
 from core.pack_regex import finditer as pack_finditer
-from core.planning.lexicon import HAVING, intent, is_stopword, name_stems, name_words, stem, tokens
+from core.planning.lexicon import (
+    HAVING,
+    WAIT_FOR_ME_ZH,
+    intent,
+    is_stopword,
+    name_stems,
+    name_words,
+    stem,
+    tokens,
+)
 from core.planning.names import looks_like_name, person_names, takes_person
 from core.planning.spans import EN_NUMBER_WORDS, SCALE_LETTERS, Span, with_arabic_numerals
 from core.planning.text import cn_number
@@ -39,6 +48,7 @@ from core.planning.vocabulary import (
     Vocabulary,
     candidate_key,
     id_prefix,
+    joins_a_pair,
     signature,
     without_examples,
 )
@@ -59,7 +69,7 @@ _AFTER_A_NAME_ZH = "要想需得将该也都就还又再已从"  # (not 会: 王
 _NUMERIC_DATE = re.compile(r"[\d\s./:：年月日号-]+")
 # found this way, a value gives way to two numbers written as the examples write a pair
 # A clause that tells how to go about the request, not why: "先别审批", "审批等我确认", "don't notify them"
-_INSTRUCTION = re.compile(r"^\s*(?:先|暂时|暂)?(?:别|不用|不要|无需|无须|不必|不需要|先不|暂不)|等我(?:确认|通知|说|拍板|点头)|"
+_INSTRUCTION = re.compile(r"^\s*(?:先|暂时|暂)?(?:别|不用|不要|无需|无须|不必|不需要|先不|暂不)|" + WAIT_FOR_ME_ZH + "|"
                           r"(?i:^\s*(?:don'?t|do not|no need|never|hold off|wait for me)\b)")
 # numbers written apart after a name, with a decimal point or a comma in one: coordinates, not the name
 _OTHER_DOLLAR = re.compile(r"(?<![A-Za-z])(?!US)[A-Z]{1,2}\s?\$$")
@@ -323,8 +333,8 @@ class Extractor:
         the second the second — where neither number, nor either slot, is held by anything stronger
         than an example's context."""
         for m in _NUMBER_PAIR.finditer(text):
-            if m[2] in ",，" and ("." not in m[1] or "." not in m[3]):
-                continue  # 1,200 is one number; "4,6 and 8" a list (a comma pair is two decimals)
+            if not joins_a_pair(m[2], m[1], m[3]):
+                continue
             separator = m[2].replace("，", ",")
             for a_slot, b_slot in self._paired_slots(slots, separator):
                 held = {n: f for n, f in taken.items() if f.start < m.end() and m.start() < f.end}

@@ -621,6 +621,10 @@ def leading_object(text: str) -> str:
 _ROLLBACK = re.compile(r"(?i)\broll(?:ed|ing)?[\s-]?back\b(?!\s+to\b)|回滚(?!\s*(?:成|到|为|至))")
 
 
+# Waiting for the requester: 等我确认, 等我通知 (a step held, or how to go about it — not a reason)
+WAIT_FOR_ME_ZH = r"等我(?:确认|通知|说|拍板|点头)"
+
+
 # Verbs of adding and of taking away: two tools that do opposite things to the same thing (社保增员 /
 # 社保减员, enable / disable) are no rivals when the request says one side of the pair. The language's
 # words, not any domain's; a time said as a start ("从2026-07开始停掉", "starting Monday") is no side.

@@ -56,6 +56,7 @@ from core.planning.extraction import (
 from core.planning.idioms import plain
 from core.planning.lexicon import (
     REFUSALS,
+    WAIT_FOR_ME_ZH,
     acts_for_person,
     asks_for_procedure,
     asks_to_make,
@@ -1236,7 +1237,7 @@ _QUERY_FIELD = re.compile(r"\bquery\.([A-Za-z_]\w*)")
 _REFUSING_ZH = re.compile(r"(?:无需|无须|不用|不需要|不要|先别|暂不|先不|不必|(?:(?<![\u4e00-\u9fff])|(?<=[就也都还可你]))别)"
                           r"(?:再|去|帮我|给我|帮忙)?(?![的人])([\u4e00-\u9fff]{1,6})")
 # a step held for the requester: "审批等我确认", "付款等我通知"
-_HELD_ZH = re.compile(r"([\u4e00-\u9fff]{2})(?:先|就)?等我(?:确认|通知|说|拍板|点头)(?!过)")
+_HELD_ZH = re.compile(r"([\u4e00-\u9fff]{2})(?:先|就)?" + WAIT_FOR_ME_ZH + r"(?!过)")
 def _refused_words(refusal: str) -> str | None:
     """What a Chinese refusal refuses: the words after its negation (不用审批), or the step held
     (审批等我确认); None for a verb a description disclaims."""

@@ -173,12 +173,16 @@ def number_pairs(example: Example) -> set[tuple[str, str, str]]:
     query = example.user_query
     for (a, end, first), (start, b, second) in zip(at, at[1:], strict=False):
         if first != second and (gap := PAIR_GAP.fullmatch(query[end:start])):
-            separator = gap[1].replace("，", ",")
-            # (a comma between whole numbers is how lists and times are written — "25, 300", "7,30 pm",
-            # "tables 4,6 and 8": only two decimals joined by one are a pair, "22.54,113.93")
-            if separator != "," or ("." in query[a:end] and "." in query[start:b]):
-                out.add((first, separator, second))
+            if joins_a_pair(gap[1], query[a:end], query[start:b]):
+                out.add((first, gap[1].replace("，", ","), second))
     return out
+
+
+def joins_a_pair(separator: str, first: str, second: str) -> bool:
+    """Whether two numbers with this separator between them are a pair (in an example and in a request
+    alike). A comma between whole numbers is how lists, times and thousands are written — "25, 300",
+    "7,30 pm", "tables 4,6 and 8", "1,200": only two decimals joined by one are a pair, "22.54,113.93"."""
+    return separator not in ",，" or ("." in first and "." in second)
 
 
 # How Chinese says what a labelled value is (to be): 岗位是会计, 岗位改成出纳, 部门为财务部
