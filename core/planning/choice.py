@@ -99,6 +99,7 @@ class Candidate:
     leaves: int = 0  # clauses of the request (with words the knowledge knows) it knows no word of
     deaf: bool = False  # a part put as a request of its own ("…，帮他开通邮箱") that it knows no word of
     verb_named: bool = False  # the request starts with the verb its name starts with ("send cmp_1": send_campaign)
+    hedged: bool = False  # the request holds its order back or takes it back ("later", "no wait", 先别, 等…再)
     unverbed: bool = False  # the request starts with a verb of change the knowledge knows and it does not ("send …")
     forbidden: list[str] = field(default_factory=list)  # its writes the request says not to do ("don't invoice them")
     elsewhere: bool = False  # the leading verb acts on a thing the knowledge knows, in words it knows none of ("refund the room charge")
@@ -522,6 +523,16 @@ def _verb_owns(best: Candidate, rivals: list[Candidate]) -> bool:
         and not any(c.verb_named for c in rivals)  # ("send cmp_1?" asks; it is no order)
 
 
+def _bare_order(best: Candidate, rivals: list[Candidate]) -> bool:
+    """An order in the write's own verb on a thing named by its id in the declared shape, needing
+    nothing more and leaving nothing said unused, whatever remark follows it — "revoke ak_f4g5h6j7
+    asap, it was exposed in a public gist" — where no rival is named by the verb, every rival is far
+    behind, and nothing holds the order back ("…, no wait", "later", 先别)."""
+    return best.writes and best.verb_named and best.fill >= 1.0 and not best.ignores and not best.asks \
+        and not best.hedged and not best.presumes and not best.forbidden and best.intent >= 0 \
+        and _stated(best) > 0 and not any(c.verb_named for c in rivals) and far_ahead(best, rivals)
+
+
 def outvalued(best: Candidate, rival: Candidate) -> bool:
     """The request's stated values decide between two close candidates: the best takes them and
     has all it needs, the rival takes none of them and would still have to ask."""
@@ -624,22 +635,42 @@ def _decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decis
             changes = [first, *(c for c in changes if c is not first)]
             return Decision("ask", first, changes[:3], reason="the request asks for a change; this would only read")
         return Decision("no_match", None, reason="the request asks for a change nothing here makes")
-    decision = _judge(best, ranked, steps_of)
-    if decision.verdict == "plan" and best.writes and best.vague and not best.named:
+    return _reconsidered(_judge(best, ranked, steps_of), best, others)
+
+
+def _reconsidered(decision: Decision, best: Candidate, others: list[Candidate]) -> Decision:
+    """A plan the evidence allows, asked about still where the request's words put it in doubt."""
+    if decision.verdict != "plan":
+        return decision
+    if best.writes and best.vague and not best.named:
         return Decision("ask", best, [best, *others[:2]], reason="the request does not say which change to make")
-    if decision.verdict == "plan" and best.writes and best.only_asks:  # (no read is near: still no change)
+    if best.writes and best.only_asks:  # (no read is near: still no change)
         return Decision("ask", best, [best, *others[:2]], reason="the request only asks; this would change data")
-    if decision.verdict == "plan" and _misdirected(best):
+    if _misdirected(best):
         return _unsaid_change(best, others)
-    if decision.verdict == "plan" and best.writes and best.forbidden:  # (offered: what does not do it)
+    if best.writes and best.forbidden:  # (offered: what does not do it)
         allowed = [c for c in others if not c.forbidden][:3]
         return Decision("ask", (allowed or [best])[0], allowed or [best],
                         reason=f"the request says not to do {best.forbidden[0]}")
-    if decision.verdict == "plan" and (undone := _undoes_unasked(best)):
+    if undone := _undoes_unasked(best):
         return Decision("ask", best, [best, *others[:2]], reason=f"nothing in the request asks to {undone}")
-    if decision.verdict == "plan" and (sibling := _sibling_unchosen(best, others)) is not None:
+    if (sibling := _sibling_unchosen(best, others)) is not None:
         return Decision("ask", best, [best, sibling[0]], reason=sibling[1])
+    if asked_way := _against_the_asked_way(best, others):
+        return Decision("ask", asked_way[0], [*asked_way[:2], best],
+                        reason="the request asks to take away; this would add" if best.direction > 0
+                        else "the request asks to add; this would take away")
     return decision
+
+
+def _against_the_asked_way(best: Candidate, others: list[Candidate]) -> list[Candidate]:
+    """A write that goes the other way from the one side the request speaks of — "把 860… 从 VH-2231 上
+    解绑" nearest the binding's example, beside an unbinding that knows 解绑 — with a plausible write
+    going the asked way: those, to offer first. (Nothing offered, nothing changed: a pack may name a
+    step that takes away in words of adding.)"""
+    if not best.writes or best.asked_direction == 0 or best.direction != -best.asked_direction:
+        return []
+    return [c for c in others if c.writes and c.direction == c.asked_direction]
 
 
 # Undoing what was just made (not the steps of a lifecycle's end: remove_social_insurance, terminate_contract)
@@ -752,6 +783,8 @@ def _judge(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str
         # the one weak reading would leave what the request states unused and still ask for more
         # ("reset 2FA for admin@…", "what's the weather in Dallas tomorrow?"): not ours
         return Decision("no_match", None, reason=f"nothing here takes {', '.join(best.ignores)}")
+    if best.score >= ASK_MIN and _bare_order(best, rivals):
+        return Decision("plan", best)
     if best.score >= ASK_MIN:
         return Decision("ask", best, [best, *rivals[:2]], reason="plausible but weak evidence")
     return Decision("no_match", None, reason=f"weak evidence (score {best.score:.2f})")

@@ -422,10 +422,20 @@ _ASKING_EN = re.compile(r"(?i)\b(?:i|we)\s+(?:need|want|would like|'d like)|\b(?
                         r"\b(?:please|pls|plz|kindly|let'?s|gimme)\b|\bmake\s+(?:a|an|me|sure)\b")
 
 
+# "E1 的社保已经停掉了": a clause that tells what is already so (已经/已 … 了), and nothing in the request
+# that asks (帮/请/麻烦/给我/一下/吧/要…, or a question)
+_REPORT_ZH = re.compile(r"(?:已经|已)[^，,。;；!！?？]{0,10}?[了过](?:[呢啦哈呀]|的)?$")
+_ASKING_ZH = re.compile(r"帮|请|麻烦|给我|一下|吧|要|需要|想|能不能|可以|可不可以|得|再|把|[?？吗]")
+
+
 def only_reports(text: str, verbs: frozenset[str] = frozenset()) -> bool:
-    """An English request that only reports what happened ("inv_1 was refunded today", "org_1 got
-    suspended last week"): no part of it asks for anything, so no write is what it asks for."""
-    if not _PASSIVE_PAST.search(text) or _ASKING_EN.search(text) or _CJK.search(text) or "?" in text:
+    """A request that only reports what happened ("inv_1 was refunded today", "org_1 got suspended
+    last week", "E1 的社保已经停掉了"): no part of it asks for anything, so no write is what it asks for.
+    (Not what just happened: "业主刚用支付宝交了" asks to record the payment.)"""
+    if _CJK.search(text):
+        parts = [p.strip() for p in re.split(r"[，,。;；!！\n]+", text) if p.strip()]
+        return bool(parts) and not _ASKING_ZH.search(text) and all(_REPORT_ZH.search(p) for p in parts)
+    if not _PASSIVE_PAST.search(text) or _ASKING_EN.search(text) or "?" in text:
         return False
     return not any(starts_a_change(part, verbs | _DOING_VERBS) for part in _PARTS.split(text))
 
@@ -497,7 +507,7 @@ _NOT_YET_ZH = re.compile(r"(?:还没有?|尚未|还未|先别|先不用|先不�
 _NOT_YET_EN = re.compile(r"\b(?:(?:not|n't)\s+(?:been\s+|be\s+)?([a-z]+)\s+yet|not\s+yet\s+(?:been\s+)?([a-z]+)|"
                          r"(?:hasn't|haven't|has\s+not|have\s+not)\s+(?:been\s+|yet\s+)?([a-z]+ed))\b", re.I)
 _NOT_YET_FILLER_ZH = frozenset("问题 关系 事 必要 着急 急".split())
-_COMPLEMENTS_ZH = "下来完好掉上去出的了呢啊吧呀"  # 批下来, 交的: the verb without what follows it
+COMPLEMENTS_ZH = "下来完好掉上去出的了呢啊吧呀"  # 批下来, 交的: the verb without what follows it
 
 
 _DONT_EN = re.compile(r"\b(?:don't|dont|do\s+not|never|no\s+need\s+to)\s+([a-z]+)", re.I)
@@ -517,7 +527,7 @@ def not_yet(text: str) -> list[str]:
     """The actions the request says are not done yet (Chinese as written, 1–2 characters; English stems)."""
     # (not 还没接过单: 过 tells what someone has never done, not a step still to come)
     # (nor 还没交的话…: a condition, "if it is not paid yet")
-    verbs = (m.group(1).rstrip(_COMPLEMENTS_ZH) for m in _NOT_YET_ZH.finditer(text)
+    verbs = (m.group(1).rstrip(COMPLEMENTS_ZH) for m in _NOT_YET_ZH.finditer(text)
              if not m.group(1).endswith("过") and "的话" not in text[m.start(1):m.end(1) + 3])
     out = [v for v in verbs if v and v not in _NOT_YET_FILLER_ZH and v[0] not in "的了过着"]
     out += [stem(w.lower()) for m in _NOT_YET_EN.finditer(text) for w in m.groups() if w and not is_stopword(w.lower())]
@@ -644,6 +654,18 @@ def direction(text: str) -> int:
     adds = bool(words & _ADDING_EN) or any(w in text for w in _ADDING_ZH)
     takes = bool(words & _TAKING_EN) or any(w in text for w in _TAKING_ZH)
     return 0 if adds == takes else 1 if adds else -1
+
+
+# Holding an order back or taking it back: "revoke ak_1 later", "…, no wait", "hold off", 先别, 等…再, 回头再说
+_HEDGES = re.compile(
+    r"(?i)\b(?:later|not\s+(?:now|yet)|no\s+wait|wait|hold\s+(?:off|on)|never\s*mind|nvm|maybe|perhaps|tbd"
+    r"|unless|until|once|after|before|if|tomorrow|tonight|next)\b|[?？]"
+    r"|先别|先不|不要|别|等[^，,。;；]{0,12}再|等我|回头|以后|之后|明天|再说|暂时不|吗")
+
+
+def hedges(text: str) -> bool:
+    """Whether the text holds back or takes back what it orders, or asks instead of ordering."""
+    return _HEDGES.search(text) is not None
 
 
 def destructive(text: str) -> list[str]:

@@ -1,0 +1,100 @@
+"""Round of 2026-11-29 (twelfth session): orders said plainly beside a remark, and writes that go the
+other way from what the request says (undoing instead of doing, a refused or already-done change).
+
+End-to-end on blind packs kept in this repository (benchmarks/generality/…), written from
+docs/knowledge-format.md alone. Each failed on the planner before this round (9a7330f) unless it
+says it holds what a step of the round could break.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from core.assistant import Assistant
+from core.models import Plan
+from tests.conftest import args_of as args
+from tests.conftest import plan_of as plan
+from tests.conftest import writes_of as writes
+
+
+def tools(p: Plan) -> list[str]:
+    return [s.tool_name for s in p.running()]
+
+
+def test_an_order_in_the_tools_own_verb_runs_whatever_remark_follows(devhub: Assistant) -> None:
+    """"revoke ak_… asap, it was exposed in a public gist": the key named in its declared shape, the
+    verb the tool is named by, nothing else plausible — the remark explains why, it asks nothing."""
+    p = plan(devhub, "revoke ak_f4g5h6j7 asap, it was exposed in a public gist")
+    assert p.status == "planned" and tools(p) == ["revoke_api_key"]
+    assert args(p, "revoke_api_key")["key_id"] == "ak_f4g5h6j7"
+
+
+@pytest.mark.parametrize("text", [
+    "revoke ak_f4g5h6j7 later, it was exposed in a public gist",
+    "revoke ak_f4g5h6j7 asap, it was exposed in a public gist. no wait",
+    "revoke ak_f4g5h6j7 if it was exposed in a public gist",
+    "revoke ak_f4g5h6j7 tomorrow, it was exposed in a public gist",
+])
+def test_an_order_held_back_or_taken_back_is_no_plain_order(devhub: Assistant, text: str) -> None:
+    """Holds: the same order put off, taken back or made conditional stays a question — nothing revoked."""
+    p = plan(devhub, text)
+    assert p.status != "planned" and not writes(devhub, p)
+
+
+def test_unbinding_is_not_planned_as_the_binding_its_example_resembles(fleetops: Assistant) -> None:
+    """"把 860… 从 VH-2231 上解绑": the binding's example is the nearest text, but 解绑 takes away —
+    the unbinding is offered first, nothing is bound."""
+    p = plan(fleetops, "把860123456789012从VH-2231上解绑")
+    assert p.status == "needs_input" and not writes(fleetops, p)
+    assert p.choices[0].tool == "unbind_device"
+
+
+def test_binding_still_binds(fleetops: Assistant) -> None:
+    """Holds: the asked way and the best's way agree — planned as before."""
+    p = plan(fleetops, "把860123456789012绑定到VH-2231")
+    assert p.status == "planned" and tools(p) == ["bind_device"]
+    assert args(p, "bind_device") == {"imei": "860123456789012", "vehicle_id": "VH-2231"}
+
+
+def test_a_refused_verb_with_its_complement_is_refused(hetong: Assistant) -> None:
+    """"社保公积金不要停掉，继续交": 停掉 is 停 and its complement — the stop is what is refused."""
+    p = plan(hetong, "E20240552 社保公积金不要停掉，继续交")
+    assert "si_hf_stop" not in tools(p) and not writes(hetong, p)
+
+
+def test_the_same_change_asked_for_still_runs(hetong: Assistant) -> None:
+    """Holds: "社保公积金停掉" stops both."""
+    p = plan(hetong, "E20240552 社保公积金停掉")
+    assert p.status == "planned" and tools(p) == ["si_hf_stop"]
+    assert args(p, "si_hf_stop") == {"employee_id": "E20240552", "scope": "both"}
+
+
+def test_a_lone_refused_verb_still_leaves_the_asked_step(wuye: Assistant) -> None:
+    """Holds: "押金先别退" refuses the refund the inspection would make, not the inspection."""
+    p = plan(wuye, "ZX20261020011 今天去验收了,不合格,押金先别退")
+    assert p.status == "planned" and tools(p) == ["complete_renovation_inspection"]
+    assert args(p, "complete_renovation_inspection")["refund_deposit"] is False
+
+
+@pytest.mark.parametrize(("pack", "text"), [
+    ("hetong", "E20240552 社保公积金已经停掉了"),
+    ("fleetops", "860123456789012 已经解绑了"),
+])
+def test_a_chinese_report_of_what_is_already_so_writes_nothing(request: pytest.FixtureRequest, pack: str,
+                                                               text: str) -> None:
+    """"…已经停掉了" tells that it is done: doing it again is not asked."""
+    assistant: Assistant = request.getfixturevalue(pack)
+    p = plan(assistant, text)
+    assert not writes(assistant, p)
+
+
+def test_a_report_beside_an_order_still_orders(hetong: Assistant) -> None:
+    """Holds: "已经离职了，社保停掉" — the second clause asks."""
+    p = plan(hetong, "E20240552 已经离职了，社保停掉")
+    assert p.status == "planned" and tools(p) == ["si_hf_stop"]
+
+
+def test_what_just_happened_is_recorded(wuye: Assistant) -> None:
+    """Holds: "业主刚用支付宝交了" asks to record the payment (刚, not 已经)."""
+    p = plan(wuye, "ZD202611270015 业主刚用支付宝交了")
+    assert p.status == "planned" and tools(p) == ["pay_bill"]
