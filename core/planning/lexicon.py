@@ -347,7 +347,10 @@ _NO_CHANGES = re.compile(r"(?i)\b(?:don'?t|do not|without|no)\s+(?:change|chang|
                          r"(?<!不用)(?<!不要)(?<!不必)(?<!无需)(?<!别)(?:先|请先)(?:问|问问|问一下|跟|和)我(?![们过]|确认过)|问过我再|"
                          r"等我确认(?!过)|走(?:一下|下)?流程(?:之)?前")
 # ... "ask me first", "check with me before", unless said not to ("you don't need to ask me first")
-_ASK_FIRST_EN = re.compile(r"(?i)\b(?:ask|check with|confirm with)\s+me\s+(?:first(?!\s+thing)|before)\b")
+_ASK_FIRST_EN = re.compile(r"(?i)\b(?:ask|check with|confirm with)\s+me\s+(?:first(?!\s+thing)|before)\b|"
+                           # (held for the requester: "…, wait for me to confirm", "hold until I say so")
+                           r"\b(?:wait|hold(?:\s+(?:off|on))?)\s+(?:for\s+(?:me|my)\b|until\s+I\b|till\s+I\b)|"
+                           r"\buntil\s+I\s+(?:confirm|say|give|sign|approve|ok|okay)\b")
 _NOT_BEFORE = re.compile(r"(?i)\b(?:don'?t|do not|does not|doesn'?t|no need|never|without|not)\b[\w\s']{0,24}$")
 
 

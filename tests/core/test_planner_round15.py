@@ -98,3 +98,27 @@ def test_what_just_happened_is_recorded(wuye: Assistant) -> None:
     """Holds: "业主刚用支付宝交了" asks to record the payment (刚, not 已经)."""
     p = plan(wuye, "ZD202611270015 业主刚用支付宝交了")
     assert p.status == "planned" and tools(p) == ["pay_bill"]
+
+
+@pytest.mark.parametrize("text", [
+    "disable jdoe's account, wait for me to confirm",
+    "disable jdoe's account and hold until I say so",
+])
+def test_an_english_order_held_for_the_requester_waits(itdesk: Assistant, text: str) -> None:
+    """"…, wait for me to confirm": nothing is disabled until they do."""
+    p = plan(itdesk, text)
+    assert p.status == "needs_input" and not writes(itdesk, p)
+
+
+def test_not_waiting_is_no_hold(itdesk: Assistant) -> None:
+    """Holds: "don't wait for me, disable …" orders it now."""
+    p = plan(itdesk, "don't wait for me, disable jdoe's account")
+    assert p.status == "planned" and tools(p) == ["disable_user"]
+
+
+def test_a_step_held_in_the_words_it_was_asked_in_waits(rensha: Assistant) -> None:
+    """"停缴社保，停缴等我通知" where the pack says 减员: the only change asked is the one held."""
+    p = plan(rensha, "E10023 停缴社保，停缴等我通知")
+    assert p.status == "needs_input" and not writes(rensha, p)
+    p = plan(rensha, "E10023 停缴社保")
+    assert p.status == "planned" and tools(p) == ["remove_social_insurance"]
