@@ -729,6 +729,18 @@ def _misdirected(best: Candidate) -> bool:
     return best.writes and not best.named and ((best.unverbed and len(best.running_writes) >= 2) or best.elsewhere)
 
 
+def _leaving_unused(best: Candidate, ranked: list[Candidate], rivals: list[Candidate]) -> Decision:
+    """A write plausible enough that would leave a value the request states unused."""
+    if _about_something_else(best, ranked):
+        return Decision("no_match", None, reason=f"nothing here takes {', '.join(best.ignores)}")
+    if best.plan is not None and best.plan.missing and not best.asks and far_ahead(best, rivals):
+        # it would still ask for a value before writing: ask for that ("disable the webhook for org_1,
+        # …": which endpoint) — what it leaves unused says where to look, not what to do
+        return Decision("plan", best)
+    return Decision("ask", best, [best, *rivals[:2]],
+                    reason=f"a write would leave what the request says unused: {', '.join(best.ignores)}")
+
+
 def _judge(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str]]) -> Decision:
     """Plan the chosen candidate, or ask, or say nothing fits: by its evidence against its rivals'."""
     rivals = [c for c in ranked if c is not best and not related(best, c, steps_of) and c.score >= ASK_MIN]
@@ -762,10 +774,7 @@ def _judge(best: Candidate, ranked: list[Candidate], steps_of: dict[str, set[str
             return Decision("ask", best, [best, *rivals[:2]],
                             reason=f"the request speaks of an existing {best.presumes[0]}; this would make a new one")
         if best.writes and best.ignores:
-            if _about_something_else(best, ranked):
-                return Decision("no_match", None, reason=f"nothing here takes {', '.join(best.ignores)}")
-            return Decision("ask", best, [best, *rivals[:2]],
-                            reason=f"a write would leave what the request says unused: {', '.join(best.ignores)}")
+            return _leaving_unused(best, ranked, rivals)
         return Decision("plan", best)
     if best.score >= ASK_MIN and not best.writes and best.fill >= 1.0 and _stated(best) > 0 and far_ahead(best, rivals):
         return Decision("plan", best)  # a look-up of the very thing the request names: reading is harmless

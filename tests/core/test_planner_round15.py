@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from core.assistant import Assistant
-from core.models import Plan
+from core.models import Plan, Request
 from tests.conftest import args_of as args
 from tests.conftest import plan_of as plan
 from tests.conftest import writes_of as writes
@@ -122,3 +122,14 @@ def test_a_step_held_in_the_words_it_was_asked_in_waits(rensha: Assistant) -> No
     assert p.status == "needs_input" and not writes(rensha, p)
     p = plan(rensha, "E10023 停缴社保")
     assert p.status == "planned" and tools(p) == ["remove_social_insurance"]
+
+
+def test_a_write_short_of_a_value_asks_for_it_though_a_stated_one_goes_unused(devhub: Assistant) -> None:
+    """"disable the webhook for org_…, it's spamming their logs": the org says where to look, the
+    endpoint is what the tool needs — asked for, and the reply runs it (not "which one?")."""
+    p = plan(devhub, "disable the webhook for org_8f3k2, it's spamming their logs")
+    assert p.status == "needs_input" and p.missing == ["endpoint_id"] and not p.choices
+    answered = devhub.plan(Request(text="we_3k9d2s", previous=p, bypass_cache=True))
+    assert answered.status == "planned" and args(answered, "disable_webhook") == {"endpoint_id": "we_3k9d2s"}
+    p = plan(devhub, "bump the rate limit on org_b6n1m, they keep hitting 429s")
+    assert p.status == "needs_input" and p.missing == ["requests_per_minute"]
