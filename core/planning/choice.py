@@ -626,7 +626,8 @@ def _decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decis
         return _unsaid_change(best, others)
     if best.cov < COV_MIN and not best.strong:
         return Decision("no_match", None, reason=f"the request is mostly unexplained (coverage {best.cov:.2f})")
-    if not best.writes and best.intent < 0 and not best.strong:
+    if not best.writes and best.intent < 0 and not best.strong and not best.verb_named:
+        # (not a read named by the request's own verb: "export the audit log as csv" is export_audit_log)
         # the request asks for a change ("个税申报提交了", "余额清零") and only a read is near: showing
         # something is not doing it — offer the plausible changes, or say nothing here does it
         changes = [c for c in ranked if c.writes and c.score >= ASK_MIN and c.intent >= 0]

@@ -133,3 +133,10 @@ def test_a_write_short_of_a_value_asks_for_it_though_a_stated_one_goes_unused(de
     assert answered.status == "planned" and args(answered, "disable_webhook") == {"endpoint_id": "we_3k9d2s"}
     p = plan(devhub, "bump the rate limit on org_b6n1m, they keep hitting 429s")
     assert p.status == "needs_input" and p.missing == ["requests_per_minute"]
+
+
+def test_a_read_named_by_the_requests_own_verb_is_no_change_asked_for(flagdeck: Assistant) -> None:
+    """"export the audit log as csv": export_audit_log, asked for its workspace — not a change offered
+    because "export" sounded like one."""
+    p = plan(flagdeck, "export the audit log as csv")
+    assert p.status == "needs_input" and p.missing == ["workspace_id"] and tools(p) == ["export_audit_log"]
