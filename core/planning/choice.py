@@ -103,6 +103,8 @@ class Candidate:
     unverbed: bool = False  # the request starts with a verb of change the knowledge knows and it does not ("send …")
     forbidden: list[str] = field(default_factory=list)  # its writes the request says not to do ("don't invoice them")
     elsewhere: bool = False  # the leading verb acts on a thing the knowledge knows, in words it knows none of ("refund the room charge")
+    acts_on_own: bool = False  # ... on a thing it knows every word of ("revoke the leaked API key": revoke_api_key)
+    scopes: frozenset[str] = frozenset()  # ids the request says as where, not what ("… on ws_1")
     lookups_dropped: bool = False  # a recipe whose plan dropped steps for values the request carries, all reads
     carried: bool = False  # a recipe whose producing steps were dropped: the thing they make exists already
     asks: bool = False  # the request is put as a question ("?", 吗, 有没有...)
@@ -574,6 +576,8 @@ def _about_something_else(best: Candidate, ranked: list[Candidate]) -> bool:
     things = [v for v in best.ignores if _THING.fullmatch(v)]
     if not things or best.assignment is None:
         return False
+    if best.verb_named and best.acts_on_own and all(v in best.scopes for v in things):
+        return False  # ("revoke the leaked API key on ws_1": its own thing, the workspace is where it is)
     if any(isinstance(f.value, str) and _THING.fullmatch(f.value) for f in best.assignment.values.values()):
         return False
     return all(all(v in c.ignores for v in things) for c in ranked if c.score >= ASK_MIN)

@@ -277,6 +277,7 @@ class RulePlanner:
         lead = lead if lead and self.voc.lexicon.has(lead) else None  # (a verb nothing here knows: `unable`/alien)
         verb = first_verb(plain_text)
         hedged = hedges(text)
+        scopes = frozenset(m.group(1) for m in _SCOPED_ID.finditer(text))
         # the thing it acts on, in words the knowledge knows ("refund the room charge": a charge, not a deposit)
         acted_on = [t for t in self.voc.lexicon.request_tokens(leading_object(self._plain(masked)))
                     if whole_word(t) and self.voc.lexicon.has(t)]
@@ -401,6 +402,8 @@ class RulePlanner:
             c.verb_named = verb is not None and name_stems(name)[:1] == [verb]
             c.hedged = hedged
             c.elsewhere = bool(acted_on) and not any(knows(key, t) for t in acted_on)
+            c.acts_on_own = bool(acted_on) and all(knows(key, t) for t in acted_on)
+            c.scopes = scopes
             c.forbidden = self._forbidden(c, used, refused_zh, dont, knows)
             dropped = [m[1] for n in c.plan.notes if (m := _DROPPED.match(n))]
             c.lookups_dropped = bool(dropped) and not any(self._writes("tool", t) for t in dropped)
@@ -1295,6 +1298,8 @@ def _value_part(span: Span) -> tuple[int, int]:
 
 
 _CJK_PAIR = re.compile(r"[\u3400-\u9fff]{2}")
+# An id said as where the thing acted on is ("revoke the leaked API key on ws_1"), not as that thing
+_SCOPED_ID = re.compile(r"(?i)\b(?:on|in|under|within|inside|for|at)\s+([A-Za-z0-9][\w./#-]*\d[\w./#-]*)")
 _NAMES_A_THING = re.compile(r"(?i)(?:^|_)(?:id|no|number|code|key|ref|uuid|slug)$|编号|号$")
 # Between what a thing is (a code, a level) and what it is to be: "P5 升 P6", "L2 改成 L3", "basic → pro".
 # Not a bare 到/to ("copy A to B", "merge X into Y": both are values), nor numbers ("from 20 to 14": a delta?)

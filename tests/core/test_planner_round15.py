@@ -140,3 +140,16 @@ def test_a_read_named_by_the_requests_own_verb_is_no_change_asked_for(flagdeck: 
     because "export" sounded like one."""
     p = plan(flagdeck, "export the audit log as csv")
     assert p.status == "needs_input" and p.missing == ["workspace_id"] and tools(p) == ["export_audit_log"]
+
+
+def test_an_id_said_as_where_its_own_thing_is_asks_for_that_thing(mailhub: Assistant) -> None:
+    """"revoke the leaked API key on ws_…": the key is the tool's own thing, the workspace where it
+    is — its id is asked for, not "nothing here fits"."""
+    p = plan(mailhub, "revoke the leaked API key on ws_8f3k2")
+    assert p.status == "needs_input" and p.missing == ["key_id"] and tools(p) == ["revoke_api_key"]
+
+
+def test_an_id_said_as_the_thing_itself_is_still_about_something_else(tixly: Assistant) -> None:
+    """Holds: "cancel payout po_…" — the payout is the thing; nothing here cancels payouts."""
+    p = plan(tixly, "cancel payout po_8QkM2r, wrong bank acct")
+    assert p.status == "no_match"
