@@ -99,7 +99,7 @@ class Candidate:
     leaves: int = 0  # clauses of the request (with words the knowledge knows) it knows no word of
     deaf: bool = False  # a part put as a request of its own ("…，帮他开通邮箱") that it knows no word of
     verb_named: bool = False  # the request starts with the verb its name starts with ("send cmp_1": send_campaign)
-    hedged: bool = False  # the request holds its order back or takes it back ("later", "no wait", 先别, 等…再)
+    reasoned: bool = False  # the request is an order on one id and a plain statement of why ("…, it was leaked")
     unverbed: bool = False  # the request starts with a verb of change the knowledge knows and it does not ("send …")
     forbidden: list[str] = field(default_factory=list)  # its writes the request says not to do ("don't invoice them")
     elsewhere: bool = False  # the leading verb acts on a thing the knowledge knows, in words it knows none of ("refund the room charge")
@@ -115,6 +115,8 @@ class Candidate:
     procedure: bool = False  # the request asks to go through the procedure (走下流程) of what it names
     direction: int = 0  # what it does to its thing: adds (+1: 增员, enable), takes away (-1), either or neither (0)
     asked_direction: int = 0  # ... and what the request asks to do to it, the same way
+    asked_side: int = 0  # ... and what the request's first clause, its ask, says to do, the same way
+    knows_asked_way: bool = False  # ... it knows a word that clause says it in (解绑 of unbind_device)
     assignment: Assignment | None = None
     plan: Plan | None = None
     score: float = 0.0
@@ -527,11 +529,11 @@ def _verb_owns(best: Candidate, rivals: list[Candidate]) -> bool:
 
 def _bare_order(best: Candidate, rivals: list[Candidate]) -> bool:
     """An order in the write's own verb on a thing named by its id in the declared shape, needing
-    nothing more and leaving nothing said unused, whatever remark follows it — "revoke ak_f4g5h6j7
-    asap, it was exposed in a public gist" — where no rival is named by the verb, every rival is far
-    behind, and nothing holds the order back ("…, no wait", "later", 先别)."""
-    return best.writes and best.verb_named and best.fill >= 1.0 and not best.ignores and not best.asks \
-        and not best.hedged and not best.presumes and not best.forbidden and best.intent >= 0 \
+    nothing more and leaving nothing said unused, followed only by why — "revoke ak_f4g5h6j7 asap, it
+    was exposed in a public gist" — where no rival is named by the verb and every rival is far behind.
+    (A remark that takes the order back, limits it or makes it wait is no "why": see `order_with_reason`.)"""
+    return best.writes and best.verb_named and best.reasoned and best.fill >= 1.0 and not best.ignores \
+        and not best.asks and not best.presumes and not best.forbidden and best.intent >= 0 \
         and _stated(best) > 0 and not any(c.verb_named for c in rivals) and far_ahead(best, rivals)
 
 
@@ -661,21 +663,25 @@ def _reconsidered(decision: Decision, best: Candidate, others: list[Candidate]) 
         return Decision("ask", best, [best, *others[:2]], reason=f"nothing in the request asks to {undone}")
     if (sibling := _sibling_unchosen(best, others)) is not None:
         return Decision("ask", best, [best, sibling[0]], reason=sibling[1])
-    if asked_way := _against_the_asked_way(best, others):
-        return Decision("ask", asked_way[0], [*asked_way[:2], best],
-                        reason="the request asks to take away; this would add" if best.direction > 0
-                        else "the request asks to add; this would take away")
+    if (asked_way := _against_the_asked_way(best, others)) is not None:
+        reason = ("the request asks to take away; this would add" if best.direction > 0
+                  else "the request asks to add; this would take away")
+        if not asked_way:  # ("解绑建行卡" where only binding is here: nothing here does it)
+            return Decision("no_match", None, reason=reason)
+        return Decision("ask", asked_way[0], [*asked_way[:2], best], reason=reason)
     return decision
 
 
-def _against_the_asked_way(best: Candidate, others: list[Candidate]) -> list[Candidate]:
+def _against_the_asked_way(best: Candidate, others: list[Candidate]) -> list[Candidate] | None:
     """A write that goes the other way from the one side the request speaks of — "把 860… 从 VH-2231 上
     解绑" nearest the binding's example, beside an unbinding that knows 解绑 — with a plausible write
-    going the asked way: those, to offer first. (Nothing offered, nothing changed: a pack may name a
-    step that takes away in words of adding.)"""
-    if not best.writes or best.asked_direction == 0 or best.direction != -best.asked_direction:
-        return []
-    return [c for c in others if c.writes and c.direction == c.asked_direction]
+    going the asked way: those, to offer first — none: nothing here does what is asked. (Only where the
+    best knows none of the words the request says its side in: a description may speak of both.)"""
+    # (a tool's own description says what it does; a recipe's speaks of every state it passes through)
+    if not best.writes or best.kind != "tool" or best.asked_side == 0 or best.direction != -best.asked_side \
+            or best.knows_asked_way:
+        return None
+    return [c for c in others if c.writes and c.direction == c.asked_side and c.knows_asked_way]
 
 
 # Undoing what was just made (not the steps of a lifecycle's end: remove_social_insurance, terminate_contract)

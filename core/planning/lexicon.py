@@ -348,9 +348,10 @@ _NO_CHANGES = re.compile(r"(?i)\b(?:don'?t|do not|without|no)\s+(?:change|chang|
                          r"等我确认(?!过)|走(?:一下|下)?流程(?:之)?前")
 # ... "ask me first", "check with me before", unless said not to ("you don't need to ask me first")
 _ASK_FIRST_EN = re.compile(r"(?i)\b(?:ask|check with|confirm with)\s+me\s+(?:first(?!\s+thing)|before)\b|"
-                           # (held for the requester: "…, wait for me to confirm", "hold until I say so")
-                           r"\b(?:wait|hold(?:\s+(?:off|on))?)\s+(?:for\s+(?:me|my)\b|until\s+I\b|till\s+I\b)|"
-                           r"\buntil\s+I\s+(?:confirm|say|give|sign|approve|ok|okay)\b")
+                           # (held for the requester: "…, wait for me to confirm", "hold until I say so" — not
+                           # how long a state lasts: "disable it until I say otherwise"; nor "I told them to wait")
+                           r"(?<!\bto\s)\bwait\s+(?:for\s+(?:me|my)\b|until\s+I\b|till\s+I\b)|"
+                           r"(?<!\bon\s)\bhold(?:\s+(?:off|on))?\s+(?:until|till)\s+I\b")
 _NOT_BEFORE = re.compile(r"(?i)\b(?:don'?t|do not|does not|doesn'?t|no need|never|without|not)\b[\w\s']{0,24}$")
 
 
@@ -428,7 +429,7 @@ _ASKING_EN = re.compile(r"(?i)\b(?:i|we)\s+(?:need|want|would like|'d like)|\b(?
 # "E1 的社保已经停掉了": a clause that tells what is already so (已经/已 … 了), and nothing in the request
 # that asks (帮/请/麻烦/给我/一下/吧/要…, or a question)
 _REPORT_ZH = re.compile(r"(?:已经|已)[^，,。;；!！?？]{0,10}?[了过](?:[呢啦哈呀]|的)?$")
-_ASKING_ZH = re.compile(r"帮|请|麻烦|给我|一下|吧|要|需要|想|能不能|可以|可不可以|得|再|把|[?？吗]")
+_ASKING_ZH = re.compile(r"帮|请(?!了)|麻烦|给我|一下|吧|要|需要|想|能不能|可以|可不可以|得|再|把|[?？吗]")
 
 
 def only_reports(text: str, verbs: frozenset[str] = frozenset()) -> bool:
@@ -510,7 +511,7 @@ _NOT_YET_ZH = re.compile(r"(?:还没有?|尚未|还未|先别|先不用|先不�
 _NOT_YET_EN = re.compile(r"\b(?:(?:not|n't)\s+(?:been\s+|be\s+)?([a-z]+)\s+yet|not\s+yet\s+(?:been\s+)?([a-z]+)|"
                          r"(?:hasn't|haven't|has\s+not|have\s+not)\s+(?:been\s+|yet\s+)?([a-z]+ed))\b", re.I)
 _NOT_YET_FILLER_ZH = frozenset("问题 关系 事 必要 着急 急".split())
-COMPLEMENTS_ZH = "下来完好掉上去出的了呢啊吧呀"  # 批下来, 交的: the verb without what follows it
+_COMPLEMENTS_ZH = "下来完好掉上去出的了呢啊吧呀"  # 批下来, 交的: the verb without what follows it
 
 
 _DONT_EN = re.compile(r"\b(?:don't|dont|do\s+not|never|no\s+need\s+to)\s+([a-z]+)", re.I)
@@ -530,7 +531,7 @@ def not_yet(text: str) -> list[str]:
     """The actions the request says are not done yet (Chinese as written, 1–2 characters; English stems)."""
     # (not 还没接过单: 过 tells what someone has never done, not a step still to come)
     # (nor 还没交的话…: a condition, "if it is not paid yet")
-    verbs = (m.group(1).rstrip(COMPLEMENTS_ZH) for m in _NOT_YET_ZH.finditer(text)
+    verbs = (m.group(1).rstrip(_COMPLEMENTS_ZH) for m in _NOT_YET_ZH.finditer(text)
              if not m.group(1).endswith("过") and "的话" not in text[m.start(1):m.end(1) + 3])
     out = [v for v in verbs if v and v not in _NOT_YET_FILLER_ZH and v[0] not in "的了过着"]
     out += [stem(w.lower()) for m in _NOT_YET_EN.finditer(text) for w in m.groups() if w and not is_stopword(w.lower())]
@@ -649,6 +650,41 @@ _TAKING_EN = frozenset(stem(w) for w in "remove disable stop close deactivate re
 _STARTING = re.compile(r"从[^，,。;；]{0,16}?开始|(?i:\bstart(?:ing|s)?\s+(?:on|from|at|in)\b|\bstarting\b)")
 
 
+# A clause that tells what is already so ("旧车已经关闭了", "the old key was revoked"): its verbs are no side asked
+_REPORTED = re.compile(r"[^，,。;；!！?？]*(?:已经|已)[^，,。;；!！?？]*|(?i:[^,;.!?]*\b(?:was|were|has been|had been|already)\b[^,;.!?]*)")
+
+
+def without_reports(text: str) -> str:
+    """The text without its clauses that report what is already so (the first clause stays: the ask)."""
+    first = re.match(r"[^，,。;；!！?？]*", text)
+    head = first.end() if first else 0
+    return text[:head] + _REPORTED.sub(" ", text[head:])
+
+
+def direction_words(text: str) -> list[str]:
+    """The words of adding or taking away the text says, when it says one side only (see `direction`)."""
+    side = direction(text)
+    if side == 0:
+        return []
+    text = _STARTING.sub(" ", text)
+    zh, en = (_ADDING_ZH, _ADDING_EN) if side > 0 else (_TAKING_ZH, _TAKING_EN)
+    return [w for w in zh if w in text] + sorted({stem(w) for w in re.findall(r"[A-Za-z]+", text)} & en)
+
+
+_FIRST_CLAUSE = re.compile(r"[^，,。;；!！?？]*")
+_NEGATED = re.compile(r"(?i)不要|不用|别|不必|无需|\b(?:don'?t|do not|no need|never|not)\b")
+
+
+def asked_side(text: str) -> tuple[int, list[str]]:
+    """The side (see `direction`) the request's first clause — its ask — speaks of, and its words in
+    it; none where that clause negates ("不要解绑，绑到 VH-1") or says both."""
+    head = _FIRST_CLAUSE.match(text)
+    clause = head.group(0) if head else text
+    if _NEGATED.search(clause):
+        return 0, []
+    return direction(clause), direction_words(clause)
+
+
 def direction(text: str) -> int:
     """+1 when the text speaks only of adding (增员, enable), -1 only of taking away (减员, disable),
     0 when of both or neither."""
@@ -659,16 +695,28 @@ def direction(text: str) -> int:
     return 0 if adds == takes else 1 if adds else -1
 
 
-# Holding an order back or taking it back: "revoke ak_1 later", "…, no wait", "hold off", 先别, 等…再, 回头再说
-_HEDGES = re.compile(
-    r"(?i)\b(?:later|not\s+(?:now|yet)|no\s+wait|wait|hold\s+(?:off|on)|never\s*mind|nvm|maybe|perhaps|tbd"
-    r"|unless|until|once|after|before|if|tomorrow|tonight|next)\b|[?？]"
-    r"|先别|先不|不要|别|等[^，,。;；]{0,12}再|等我|回头|以后|之后|明天|再说|暂时不|吗")
+# An order and why, nothing more: "revoke ak_1 asap, it was exposed in a public gist", "scrap VH-1 pls -
+# it was totalled". The order is a verb, one id and at most an urgency; the remark, one statement of what
+# is or was so (it/they/the customer's endpoint … was/has been/keeps …), with no word that takes the order
+# back, limits it or makes it wait (nah, j/k, false alarm, only, provided, when, until, harsh …).
+_ORDER = re.compile(r"(?i)^\s*(?:(?:pls|please|plz|kindly)\s+)?[a-z]+\s+(?:the\s+)?[A-Za-z0-9][\w./#-]*\d[\w./#-]*"
+                    r"(?:\s+(?:asap|now|right\s+now|right\s+away|immediately|pls|please|plz|today))*"
+                    r"\s*(?:[,;:.!]|\s[-–—]+)\s*")
+_REASON = re.compile(r"(?i)(?:it|they|he|she|this|that|(?:the|their|our|his|her)\s+[a-z]+(?:'s\s+[a-z]+)?)"
+                     r"(?:'s|\s+(?:was|were|is|are|has|have|had|got|gets|keeps|kept|just))\b[^,;:!?]*[.!]?\s*(?:\S{1,2}\s*)?$")
+_TAKEN_BACK = re.compile(
+    r"(?i)\b(?:no|nope|nah|not|never|don'?t|doesn'?t|isn'?t|wasn'?t|j/?k|kidding|belay|false\s+alarm|hold|wait|keep"
+    r"|scratch|ignore|only|unless|provided|as\s+long|when|whenever|once|if|after|before|until|till|whether|harsh"
+    r"|enough|maybe|perhaps|might|tbd|later|tomorrow|tonight|next|but|though|instead|except|ask|check)\b|n't\b|[?？]")
 
 
-def hedges(text: str) -> bool:
-    """Whether the text holds back or takes back what it orders, or asks instead of ordering."""
-    return _HEDGES.search(text) is not None
+def order_with_reason(text: str) -> bool:
+    """Whether the text is an order on one thing by its id and a plain statement of why."""
+    head = _ORDER.match(text)
+    if head is None or _CJK.search(text):
+        return False
+    remark = text[head.end():]
+    return bool(remark) and _REASON.match(remark) is not None and not _TAKEN_BACK.search(remark)
 
 
 def destructive(text: str) -> list[str]:

@@ -55,10 +55,10 @@ from core.planning.extraction import (
 )
 from core.planning.idioms import plain
 from core.planning.lexicon import (
-    COMPLEMENTS_ZH,
     REFUSALS,
     WAIT_FOR_ME_ZH,
     acts_for_person,
+    asked_side,
     asks_for_procedure,
     asks_to_make,
     asks_when_or_why,
@@ -68,7 +68,6 @@ from core.planning.lexicon import (
     direction,
     first_verb,
     forbids_changes,
-    hedges,
     inquires,
     intent,
     is_question,
@@ -83,6 +82,7 @@ from core.planning.lexicon import (
     not_yet,
     only_asks,
     only_reports,
+    order_with_reason,
     pointed_at_zh,
     procedure_phrases,
     sets_by_name,
@@ -91,6 +91,7 @@ from core.planning.lexicon import (
     told_not_to,
     verb_on_pronoun,
     whole_word,
+    without_reports,
 )
 from core.planning.names import person_names, takes_person
 from core.planning.pleasantries import only_pleasantry, pleasantry_reply
@@ -271,12 +272,13 @@ class RulePlanner:
         alien = self.voc.lexicon.alien(self.voc.lexicon.request_tokens(_mask(told, units[:len(hard)] + names)))
         plain_text = self._plain(text)
         destroys = destructive(plain_text)
-        asked_direction = direction(text)
+        asked_direction = direction(without_reports(text))
+        side, asked_words = asked_side(text)
         actions = named_actions(plain_text)
         lead = leading_verb(plain_text)
         lead = lead if lead and self.voc.lexicon.has(lead) else None  # (a verb nothing here knows: `unable`/alien)
         verb = first_verb(plain_text)
-        hedged = hedges(text)
+        reasoned = order_with_reason(text)
         scopes = frozenset(m.group(1) for m in _SCOPED_ID.finditer(text))
         # the thing it acts on, in words the knowledge knows ("refund the room charge": a charge, not a deposit)
         acted_on = [t for t in self.voc.lexicon.request_tokens(leading_object(self._plain(masked)))
@@ -305,7 +307,7 @@ class RulePlanner:
         dont = set(told_not_to(plain_text))
         # "只建档案，不签合同": the words of each thing a Chinese request says not to do (签合同); a write
         # of a candidate that knows most of them, a whole word among them, is one it must not run
-        refused_zh = [((start, end), _verb_of(said, words)) for start, end in refusals
+        refused_zh = [((start, end), words) for start, end in refusals
                       if (said := _refused_words(text[start:end])) is not None
                       and (words := self.voc.lexicon.request_tokens(said))]
         ignored: dict[str, list[Span]] = {}  # candidate -> the values it would leave unused
@@ -339,6 +341,8 @@ class RulePlanner:
             c.procedure = procedure
             c.direction = self.direction[key]
             c.asked_direction = asked_direction
+            c.asked_side = side
+            c.knows_asked_way = any(self.voc.lexicon.knows(key, w) for w in asked_words)
             c.fact = fact
             c.rank = rank.get(key, 0.0)
             used = [(f.start, f.end) for f in assignment.values.values()]
@@ -400,7 +404,7 @@ class RulePlanner:
             c.deaf = any(not any(knows(key, t) for t in part) for part in asked)
             c.unverbed = lead is not None and not knows(key, lead)
             c.verb_named = verb is not None and name_stems(name)[:1] == [verb]
-            c.hedged = hedged
+            c.reasoned = reasoned
             c.elsewhere = bool(acted_on) and not any(knows(key, t) for t in acted_on)
             c.acts_on_own = bool(acted_on) and all(knows(key, t) for t in acted_on)
             c.scopes = scopes
@@ -1266,23 +1270,11 @@ _NEXT_ASK_ZH = re.compile(r"直接|然后|再|就|先|并|但|而是|改成|只"
 _NEGATION_ZH = re.compile(r"^(?:不会|不再|并不|无需|无须|不用|不需要|不要|先别|暂不|不|别)")
 
 
-class _Verb(str):
-    """One character that is a whole verb where it stands: 停 of 不要停掉 (a verb and its complement)."""
-
-
-def _verb_of(said: str, words: list[str]) -> list[str]:
-    """The words a refusal refuses; a verb and its complement alone (不要停掉, 别关掉) refuse that verb,
-    a word of its own there — not a lone verb ("押金先别退", "薪资先不动": which step, the words say not)."""
-    if len(said) == 2 and said[1] in COMPLEMENTS_ZH and _CJK_PAIR.fullmatch(said):
-        return [_Verb(said[0])]
-    return words
-
-
 def _refers_to(words: list[str], known: Callable[[str], bool]) -> bool:
     """Whether Chinese words (characters and bigrams) speak of what a tool does: it knows a whole word
     of them and most of the rest ("签合同": 签, 合, 合同, 同 of sign_contract; 签 alone is not enough)."""
     hits = [w for w in words if known(w)]
-    return any(whole_word(w) or isinstance(w, _Verb) for w in hits) and len(hits) >= 0.6 * len(words)
+    return any(whole_word(w) for w in hits) and len(hits) >= 0.6 * len(words)
 
 
 def _valued_words(assignment: Assignment) -> set[str]:

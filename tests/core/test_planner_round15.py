@@ -1,5 +1,5 @@
-"""Round of 2026-11-29 (twelfth session): orders said plainly beside a remark, and writes that go the
-other way from what the request says (undoing instead of doing, a refused or already-done change).
+"""Round of 2026-11-29 (twelfth session): orders said plainly beside a remark, writes that go the other
+way from what the request says, orders held for the requester, and writes short of a value.
 
 End-to-end on blind packs kept in this repository (benchmarks/generality/…), written from
 docs/knowledge-format.md alone. Each failed on the planner before this round (9a7330f) unless it
@@ -56,33 +56,19 @@ def test_binding_still_binds(fleetops: Assistant) -> None:
     assert args(p, "bind_device") == {"imei": "860123456789012", "vehicle_id": "VH-2231"}
 
 
-def test_a_refused_verb_with_its_complement_is_refused(hetong: Assistant) -> None:
-    """"社保公积金不要停掉，继续交": 停掉 is 停 and its complement — the stop is what is refused."""
-    p = plan(hetong, "E20240552 社保公积金不要停掉，继续交")
-    assert "si_hf_stop" not in tools(p) and not writes(hetong, p)
-
-
-def test_the_same_change_asked_for_still_runs(hetong: Assistant) -> None:
-    """Holds: "社保公积金停掉" stops both."""
-    p = plan(hetong, "E20240552 社保公积金停掉")
-    assert p.status == "planned" and tools(p) == ["si_hf_stop"]
-    assert args(p, "si_hf_stop") == {"employee_id": "E20240552", "scope": "both"}
-
-
-def test_a_lone_refused_verb_still_leaves_the_asked_step(wuye: Assistant) -> None:
-    """Holds: "押金先别退" refuses the refund the inspection would make, not the inspection."""
-    p = plan(wuye, "ZX20261020011 今天去验收了,不合格,押金先别退")
-    assert p.status == "planned" and tools(p) == ["complete_renovation_inspection"]
-    assert args(p, "complete_renovation_inspection")["refund_deposit"] is False
+def test_unbinding_said_beside_a_reported_closing_still_binds(fleetops: Assistant) -> None:
+    """Holds: "绑到 VH-2231 上，旧车已经关闭了" — what the old vehicle went through is told, not asked."""
+    p = plan(fleetops, "把860123456789012绑到VH-2231上，旧车已经关闭了")
+    assert p.status == "planned" and tools(p) == ["bind_device"]
 
 
 @pytest.mark.parametrize(("pack", "text"), [
     ("hetong", "E20240552 社保公积金已经停掉了"),
-    ("fleetops", "860123456789012 已经解绑了"),
+    ("rensha", "E10023 已经离职了"),
 ])
 def test_a_chinese_report_of_what_is_already_so_writes_nothing(request: pytest.FixtureRequest, pack: str,
                                                                text: str) -> None:
-    """"…已经停掉了" tells that it is done: doing it again is not asked."""
+    """"…已经停掉了", "已经离职了" tell what is so: doing it (again) is not asked."""
     assistant: Assistant = request.getfixturevalue(pack)
     p = plan(assistant, text)
     assert not writes(assistant, p)
