@@ -342,7 +342,7 @@ class RulePlanner:
             c.direction = self.direction[key]
             c.asked_direction = asked_direction
             c.asked_side = side
-            c.knows_asked_way = any(self.voc.lexicon.knows(key, w) for w in asked_words)
+            c.knows_asked_way = any(knows(key, w) for w in asked_words)
             c.fact = fact
             c.rank = rank.get(key, 0.0)
             used = [(f.start, f.end) for f in assignment.values.values()]
