@@ -652,47 +652,38 @@ _STARTING = re.compile(r"从[^，,。;；]{0,16}?开始|(?i:\bstart(?:ing|s)?\s+
 
 # A clause that tells what is already so ("旧车已经关闭了", "the old key was revoked"): its verbs are no side asked
 _REPORTED = re.compile(r"[^，,。;；!！?？]*(?:已经|已)[^，,。;；!！?？]*|(?i:[^,;.!?]*\b(?:was|were|has been|had been|already)\b[^,;.!?]*)")
+_FIRST_CLAUSE = re.compile(r"[^，,。;；!！?？]*")
+_NEGATED = re.compile(r"(?i)不要|不用|别|不必|无需|\b(?:don'?t|do not|no need|never|not)\b")
 
 
 def without_reports(text: str) -> str:
     """The text without its clauses that report what is already so (the first clause stays: the ask)."""
-    first = re.match(r"[^，,。;；!！?？]*", text)
-    head = first.end() if first else 0
+    head = _FIRST_CLAUSE.match(text).end()  # (matches every text, if only the empty string)
     return text[:head] + _REPORTED.sub(" ", text[head:])
-
-
-def direction_words(text: str) -> list[str]:
-    """The words of adding or taking away the text says, when it says one side only (see `direction`)."""
-    side = direction(text)
-    if side == 0:
-        return []
-    text = _STARTING.sub(" ", text)
-    zh, en = (_ADDING_ZH, _ADDING_EN) if side > 0 else (_TAKING_ZH, _TAKING_EN)
-    return [w for w in zh if w in text] + sorted({stem(w) for w in re.findall(r"[A-Za-z]+", text)} & en)
-
-
-_FIRST_CLAUSE = re.compile(r"[^，,。;；!！?？]*")
-_NEGATED = re.compile(r"(?i)不要|不用|别|不必|无需|\b(?:don'?t|do not|no need|never|not)\b")
 
 
 def asked_side(text: str) -> tuple[int, list[str]]:
     """The side (see `direction`) the request's first clause — its ask — speaks of, and its words in
     it; none where that clause negates ("不要解绑，绑到 VH-1") or says both."""
-    head = _FIRST_CLAUSE.match(text)
-    clause = head.group(0) if head else text
-    if _NEGATED.search(clause):
+    clause = _FIRST_CLAUSE.match(text).group(0)
+    return (0, []) if _NEGATED.search(clause) else _sided(clause)
+
+
+def _sided(text: str) -> tuple[int, list[str]]:
+    """The side the text speaks of (+1 adding, -1 taking away, 0 both or neither) and its words of it."""
+    text = _STARTING.sub(" ", text)
+    stems = {stem(w) for w in re.findall(r"[A-Za-z]+", text)}
+    adds = sorted(stems & _ADDING_EN) + [w for w in _ADDING_ZH if w in text]
+    takes = sorted(stems & _TAKING_EN) + [w for w in _TAKING_ZH if w in text]
+    if bool(adds) == bool(takes):
         return 0, []
-    return direction(clause), direction_words(clause)
+    return (1, adds) if adds else (-1, takes)
 
 
 def direction(text: str) -> int:
     """+1 when the text speaks only of adding (增员, enable), -1 only of taking away (减员, disable),
     0 when of both or neither."""
-    text = _STARTING.sub(" ", text)
-    words = {stem(w) for w in re.findall(r"[A-Za-z]+", text)}
-    adds = bool(words & _ADDING_EN) or any(w in text for w in _ADDING_ZH)
-    takes = bool(words & _TAKING_EN) or any(w in text for w in _TAKING_ZH)
-    return 0 if adds == takes else 1 if adds else -1
+    return _sided(text)[0]
 
 
 # An order and why, nothing more: "revoke ak_1 asap, it was exposed in a public gist", "scrap VH-1 pls -
