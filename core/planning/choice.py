@@ -95,6 +95,11 @@ class Candidate:
     presumes: list[str] = field(default_factory=list)  # things said to exist ("the booking") its first write makes
     presumed_by: str | None = None  # ... or, when a later write makes them, that write
     for_someone: bool = False  # ... a person the request acts for (帮他签合同), whom its first write would make
+    undoes_wrong: str | None = None  # ... what the request asks to undo, which it would do (or ignore)
+    undoes_asked: bool = False  # ... it undoes the change the request asks to undo
+    named_against: bool = False  # ... a tool whose name goes against the side the request asks
+    opener_unknown: bool = False  # an English request leads with a word it does not know ("upgrade …")
+    pronoun_object: bool = False  # ... the thing a verb acts on as a pronoun ("cancel them"), made by its first write
     pointed_at: bool = False  # ... a thing pointed at with 这/那/该 (这个授信申请), which its first write would make
     leaves: int = 0  # clauses of the request (with words the knowledge knows) it knows no word of
     deaf: bool = False  # a part put as a request of its own ("…，帮他开通邮箱") that it knows no word of
@@ -484,7 +489,7 @@ def corroborated(best: Candidate, rivals: list[Candidate]) -> bool:
     # (a time — 这个月, tomorrow — fits any write that takes one: it corroborates nothing either)
     telling = [f for f in taken.values() if f.how not in ("span:date", "span:month", "span:time")]
     return (best.writes and best.fill >= 1.0 and best.intent >= 0 and not best.asks and not best.ignores
-            and best.mass >= WRITE_MASS and len(telling) >= 2 and _stated(best) > 0
+            and not best.opener_unknown and best.mass >= WRITE_MASS and len(telling) >= 2 and _stated(best) > 0
             and best.cov >= 0.5  # it explains most of the request ("帮我订一张明天去北京的机票": a trip's values, not booking)
             and far_ahead(best, rivals))
 
@@ -642,10 +647,13 @@ def _decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decis
             changes = [first, *(c for c in changes if c is not first)]
             return Decision("ask", first, changes[:3], reason="the request asks for a change; this would only read")
         return Decision("no_match", None, reason="the request asks for a change nothing here makes")
-    return _reconsidered(_judge(best, ranked, steps_of), best, others)
+    # (an undoing is offered though the request's undoing word is one it does not know: "cancel the
+    # suspension" for reactivate_org)
+    pool = sorted((c for c in candidates if not c.unable), key=lambda c: -c.score)
+    return _reconsidered(_judge(best, ranked, steps_of), best, others, pool)
 
 
-def _reconsidered(decision: Decision, best: Candidate, others: list[Candidate]) -> Decision:
+def _reconsidered(decision: Decision, best: Candidate, others: list[Candidate], pool: list[Candidate]) -> Decision:
     """A plan the evidence allows, asked about still where the request's words put it in doubt."""
     if decision.verdict != "plan":
         return decision
@@ -659,6 +667,20 @@ def _reconsidered(decision: Decision, best: Candidate, others: list[Candidate]) 
         allowed = [c for c in others if not c.forbidden][:3]
         return Decision("ask", (allowed or [best])[0], allowed or [best],
                         reason=f"the request says not to do {best.forbidden[0]}")
+    if best.kind == "rule" and best.writes and best.pronoun_object and not best.named and best.trigger < 1.0 \
+            and best.state < 1.0:
+        # ("northwind is leaving us, cancel them": they exist; a recipe that makes a subscription to
+        # cancel it is not asked for, and no step of it alone was near enough to take its place)
+        return Decision("ask", best, [*others[:2], best],
+                        reason=f"the request acts on something that exists; this would make a new one to "
+                               f"{best.presumes[0]}")
+    if best.writes and best.undoes_wrong:
+        # ("unpublish evt_1" is no publishing; "取消下架" no cancelled order): offer the writes that know
+        # what is undone and would not redo it — none: nothing here undoes it
+        undoing = [c for c in pool if c.writes and c.undoes_asked and not c.undoes_wrong][:3]
+        if not undoing:
+            return Decision("no_match", None, reason=f"nothing here undoes {best.undoes_wrong}")
+        return Decision("ask", undoing[0], undoing, reason=f"the request asks to undo {best.undoes_wrong}; this would not")
     if undone := _undoes_unasked(best):
         return Decision("ask", best, [best, *others[:2]], reason=f"nothing in the request asks to {undone}")
     if (sibling := _sibling_unchosen(best, others)) is not None:
@@ -678,8 +700,10 @@ def _against_the_asked_way(best: Candidate, others: list[Candidate]) -> list[Can
     going the asked way: those, to offer first — none: nothing here does what is asked. (Only where the
     best knows none of the words the request says its side in: a description may speak of both.)"""
     # (a tool's own description says what it does; a recipe's speaks of every state it passes through)
-    if not best.writes or best.kind != "tool" or best.asked_side == 0 or best.direction != -best.asked_side \
-            or best.knows_asked_way:
+    # (its name is what it does: "re-enable we_1" is no disable_webhook, whose description says it "can
+    # be re-enabled")
+    if not best.writes or best.kind != "tool" or best.asked_side == 0 or not best.named_against and (
+            best.direction != -best.asked_side or best.knows_asked_way):
         return None
     return [c for c in others if c.writes and c.direction == c.asked_side and c.knows_asked_way]
 

@@ -8,6 +8,7 @@ neither count for a candidate nor against it, and they are never parameter value
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -611,9 +612,94 @@ _MAKES_ONE_ZH = re.compile(r"造|生成|创建|新建|(?:来|弄|搞|做|建)一
 
 def verb_on_pronoun(text: str) -> str | None:
     """The verb of an imperative whose object is a pronoun ("escalate it to T&S", "close this one"),
-    as a stem: the thing it acts on exists already."""
-    m = _LEADING.match(text)
-    return stem(m.group(1).lower()) if m and _PRONOUN.match(text, m.end()) else None
+    as a stem: the thing it acts on exists already. The imperative may follow what is told of the thing
+    ("northwind is leaving us, cancel them")."""
+    for start in [0] + [m.end() for m in _CLAUSE_START.finditer(text)]:
+        m = _LEADING.match(text, start)
+        if m and _PRONOUN.match(text, m.end()):
+            return stem(m.group(1).lower())
+    return None
+
+
+# Where a clause may start with an imperative: after a comma, a full stop, a semicolon or a dash
+_CLAUSE_START = re.compile(r"[,;.!?\n]\s*|\s[-–—]\s")
+
+
+def opening_verbs(text: str) -> list[str]:
+    """The verbs an English request (its values masked) leads with, as stems: its first word, or the verb
+    of a later clause acting on a pronoun ("ws-12 is on pro. upgrade it to enterprise") — not a function
+    word, nor a verb any write explains ("make", "add")."""
+    if not text.lstrip()[:1].isascii():
+        return []
+    return [w for w in (first_verb(text), verb_on_pronoun(text))
+            if w and w.isalpha() and not is_stopword(w) and w not in GENERIC_WRITE]
+
+
+# Asking to undo a change: "unpublish evt_1", "cancel the suspension on org_1", "lift the ban on …", "undo
+# the disable", 解除冻结, 取消下架, 解冻. A write that does the change undone goes the other way; one
+# that knows the undoing word but nothing of what is undone undoes something else.
+_UNDO_OBJECT_EN = re.compile(r"(?i)\b(undo|reverse|revert|lift|cancel|remove|stop|end|withdraw|"
+                             r"roll\s+back|take\s+back)\s+(?:the|this|that|their|its|his|her|our|my|your)\s+"
+                             r"([a-z]+)\b(?:\s+([a-z]+)\b)?")
+_UNDO_ZH = re.compile(r"(解除|取消|撤销|撤回)(?:掉|对)?(?:这个|那个|这笔|那笔|这张|那张|该)?"
+                      r"((?![的了一过着])[\u4e00-\u9fff]{2})(?!的)")  # (not 取消状态的订单: what it is)
+_UNDONE_BY_ONE_ZH = {"解冻": "冻结", "解锁": "锁定", "解封": "封禁"}
+# Words of undoing (a write named by one of them, other than the change undone, may be the undoing)
+UNDOING_EN = frozenset(stem(w) for w in "undo reverse revert lift cancel remove stop end withdraw release drop delete "
+                                        "void close terminate deactivate unbind unassign restore reactivate resume "
+                                        "reopen reinstate enable disable".split())
+UNDOING_ZH = ("解除", "取消", "撤销", "撤回", "终止", "作废")
+
+
+def undone_by_one_zh(what: str) -> list[str]:
+    """The one words that undo a Chinese change (冻结 -> 解冻)."""
+    return [word for word, undone in _UNDONE_BY_ONE_ZH.items() if undone == what]
+
+
+_NOT_UNDOING = frozenset("under until unless units unique universe university unknown unusual unable unhappy "
+                         "unfortunately".split())
+
+
+# A clause that puts its change off or refuses it ("解冻等我通知", "don't unpublish it yet"): nothing asked now
+_PUT_OFF = re.compile(r"(?i)等我|以后|之后再|不要|不用|别|\b(?:don'?t|do not|never|not|no|wait|hold|later|until|"
+                      r"till|once|when|after|if)\b")
+_CLAUSE_ZH_EN = re.compile(r"[^，,。;；!！?？\n]+")
+
+
+def undoings(text: str) -> list[tuple[str, str]]:
+    """What the request asks to undo and the word it undoes it with: (stem, stem) in English —
+    ("publish", "unpublish"), ("suspension", "cancel") — and as written in Chinese: ("冻结", "解除").
+    Not in a clause that puts it off beside one that asks something now ("U1 冻结，解冻等我通知" asks no
+    unfreezing; "cancel the suspension once they pay" still asks to undo, later)."""
+    clauses = [(m.start(), m.end(), bool(_PUT_OFF.search(m.group(0)))) for m in _CLAUSE_ZH_EN.finditer(text)]
+    put_off = [(a, b) for a, b, off in clauses if off] if not all(off for *_, off in clauses) else []
+    return [u for at, u in _undoings(text) if not any(a <= at < b for a, b in put_off)]
+
+
+def _undoings(text: str) -> list[tuple[int, tuple[str, str]]]:
+    out: list[tuple[int, tuple[str, str]]] = []
+    for start in [0] + [m.end() for m in _CLAUSE_START.finditer(text)]:
+        m = _LEADING.match(text, start)
+        word = m.group(1).lower() if m else ""
+        if m and word.startswith("un") and len(word) >= 5 and not word.endswith(("ed", "paid")) \
+                and word not in _NOT_UNDOING:
+            out.append((m.start(1), (stem(word[2:]), stem(word))))  # (an imperative: "unpaid invoices" is none)
+    for m in _UNDO_OBJECT_EN.finditer(text):
+        head, tail = m.group(2).lower(), (m.group(3) or "").lower()
+        head = tail if tail and not is_stopword(tail) else head  # "remove the fraud hold on …": hold
+        if not is_stopword(head):
+            out.append((m.start(), (stem(head), stem(m.group(1).split()[0].lower()))))
+    out += [(m.start(), (m.group(2), m.group(1))) for m in _UNDO_ZH.finditer(text)]
+    out += [(m.start(), (what, word)) for word, what in _UNDONE_BY_ONE_ZH.items() for m in re.finditer(word, text)]
+    return out
+
+
+def akin(a: str, b: str) -> bool:
+    """Two English stems of one word ("suspension", "suspend"; "enrollment", "enroll")."""
+    if a == b:
+        return True
+    n = len(os.path.commonprefix([a, b]))
+    return n >= 5 and n >= min(len(a), len(b)) - 2
 
 
 def leading_object(text: str) -> str:
@@ -868,6 +954,12 @@ class Lexicon:
         parts = tokens(word) if not word.isascii() else [word]
         whole = [p for p in parts if whole_word(p)]
         return bool(parts) and all(p in words for p in whole or parts)  # 删了 is 删: known only if 删 is
+
+    def knows_akin(self, name: str, word: str) -> bool:
+        """Whether a candidate knows `word` in some form (English: a stem `akin` to it)."""
+        if not word.isascii():
+            return self.knows(name, word)
+        return any(akin(word, w) for w in self.words.get(name, frozenset()) if w.isascii())
 
     def weight(self, token: str) -> float:
         if isinstance(token, Alias):

@@ -56,8 +56,11 @@ from core.planning.extraction import (
 from core.planning.idioms import plain
 from core.planning.lexicon import (
     REFUSALS,
+    UNDOING_EN,
+    UNDOING_ZH,
     WAIT_FOR_ME_ZH,
     acts_for_person,
+    akin,
     asked_side,
     asks_for_procedure,
     asks_to_make,
@@ -82,6 +85,7 @@ from core.planning.lexicon import (
     not_yet,
     only_asks,
     only_reports,
+    opening_verbs,
     order_with_reason,
     pointed_at_zh,
     procedure_phrases,
@@ -89,6 +93,8 @@ from core.planning.lexicon import (
     starts_by_name,
     stem,
     told_not_to,
+    undoings,
+    undone_by_one_zh,
     verb_on_pronoun,
     whole_word,
     without_reports,
@@ -274,10 +280,14 @@ class RulePlanner:
         destroys = destructive(plain_text)
         asked_direction = direction(without_reports(text))
         side, asked_words = asked_side(text)
+        undone = self._undone(plain_text)
         actions = named_actions(plain_text)
         lead = leading_verb(plain_text)
         lead = lead if lead and self.voc.lexicon.has(lead) else None  # (a verb nothing here knows: `unable`/alien)
         verb = first_verb(plain_text)
+        # a candidate that knows no verb the request leads with does some other change, however well
+        # the values fit it ("upgrade ws-12 to enterprise" is no trial started)
+        openers = opening_verbs(self._plain(valued))
         reasoned = order_with_reason(text)
         scopes = frozenset(m.group(1) for m in _SCOPED_ID.finditer(text))
         # the thing it acts on, in words the knowledge knows ("refund the room charge": a charge, not a deposit)
@@ -343,6 +353,7 @@ class RulePlanner:
             c.asked_direction = asked_direction
             c.asked_side = side
             c.knows_asked_way = any(knows(key, w) for w in asked_words)
+            c.named_against = kind == "tool" and side != 0 and direction(name_words(name)) == -side
             c.fact = fact
             c.rank = rank.get(key, 0.0)
             used = [(f.start, f.end) for f in assignment.values.values()]
@@ -391,6 +402,7 @@ class RulePlanner:
                 c.pointed_at = bool(pointed.intersection(c.presumes))
                 if not c.presumes and pronounced and _acts_later(ran, c.running_writes, c.spoken, pronounced):
                     c.presumes = [pronounced]  # "escalate it to T&S": a ticket that exists, not a new one
+                    c.pronoun_object = True
                 if not c.presumes and beneficiary and self._makes_them(ran, c.running_writes, c.spoken,
                                                                        beneficiary_words):
                     c.presumes = [beneficiary]  # "帮新来的同事做下社保增员": that colleague, not a new hire
@@ -404,11 +416,13 @@ class RulePlanner:
             c.deaf = any(not any(knows(key, t) for t in part) for part in asked)
             c.unverbed = lead is not None and not knows(key, lead)
             c.verb_named = verb is not None and name_stems(name)[:1] == [verb]
+            c.opener_unknown = any(not knows(key, w) for w in openers)
             c.reasoned = reasoned
             c.elsewhere = bool(acted_on) and not any(knows(key, t) for t in acted_on)
             c.acts_on_own = bool(acted_on) and all(knows(key, t) for t in acted_on)
             c.scopes = scopes
             c.forbidden = self._forbidden(c, used, refused_zh, dont, knows)
+            c.undoes_wrong, c.undoes_asked = self._undoing(c, undone, text, knows)
             dropped = [m[1] for n in c.plan.notes if (m := _DROPPED.match(n))]
             c.lookups_dropped = bool(dropped) and not any(self._writes("tool", t) for t in dropped)
             c.carried = bool(dropped)
@@ -424,6 +438,49 @@ class RulePlanner:
             for position, c in enumerate(sorted(out, key=lambda c: -(c.cov + c.core + c.lex))):
                 c.rank = 1 / (1 + position)
         return out
+
+    def _undone(self, text: str) -> list[tuple[str, str]]:
+        """What the request asks to undo (`undoings`), of the things the knowledge speaks of (not
+        撤回张伟的offer: a name)."""
+        return [(what, word) for what, word in undoings(text) if what.isascii() or self.voc.lexicon.has(what)]
+
+    def _undoing(self, c: Candidate, undone: list[tuple[str, str]], text: str,
+                 knows: Callable[[str, str], bool]) -> tuple[str | None, bool]:
+        """What the request asks to undo that this write would do instead — it is named for that change
+        and for no undoing ("unpublish evt_1": publish_event; "cancel the suspension": a recipe that
+        suspends) — or undo something else, knowing the undoing word and nothing of what is undone
+        ("取消下架": a recipe that cancels an order); and whether it undoes what is asked (reactivate_org
+        for "cancel the suspension", 解冻 for 解除冻结). Chinese names are read by the words it knows."""
+        if not undone or not c.writes:
+            return None, False
+        names = [c.name] if c.kind == "tool" else sorted(n for n in c.running_writes if not sets_by_name(n))
+        stems = [t for n in names for t in name_stems(n)]
+        wrong, right = None, False
+        if c.kind == "tool" and sets_by_name(c.name):  # (a setter goes either way: by the value it would set)
+            said = [text[f.start:f.end] for f in c.assignment.values.values()] if c.assignment else []
+            wrong = next((what for what, _ in undone for v in said
+                          if (any(akin(what, stem(w)) for w in v.split()) if what.isascii() else what in v)), None)
+            return wrong, False
+        for what, word in undone:
+            if what.isascii():
+                knows_it = self.voc.lexicon.knows_akin(c.key, what)
+                # (unbind_device for "unbind …"; reactivate_org or lift_ban where it knows what is undone)
+                undoes = any((t[:2] in ("un", "re") and akin(what, t[2:])) or knows_it and (
+                    t == word or (t in UNDOING_EN and not akin(what, t))) for t in stems)
+                does = not undoes and any(akin(what, t) for t in stems)
+                blind = word in stems and not knows_it and not undoes
+            else:  # (by its writes' own words: a recipe's description speaks of every step)
+                keys = [candidate_key("tool", n) for n in names]
+                knows_it = knows(c.key, what)
+                undoing = [any(knows(k, w) for w in undone_by_one_zh(what)) or knows(k, what) and any(
+                    knows(k, w) for w in UNDOING_ZH) for k in keys]
+                undoes = any(undoing)
+                does = not undoes and any(knows(k, what) for k in keys)
+                blind = word in UNDOING_ZH and knows(c.key, word) and not knows_it and not undoes
+            if does or blind:
+                wrong = wrong or what
+            right = right or (undoes and (knows_it or not what.isascii()))
+        return wrong, right
 
     def _makes_them(self, ran: Sequence[PlanStep], writes: frozenset[str], spoken: dict[str, frozenset[str]],
                     person: frozenset[str]) -> bool:
