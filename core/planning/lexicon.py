@@ -614,7 +614,10 @@ def verb_on_pronoun(text: str) -> str | None:
     """The verb of an imperative whose object is a pronoun ("escalate it to T&S", "close this one"),
     as a stem: the thing it acts on exists already. The imperative may follow what is told of the thing
     ("northwind is leaving us, cancel them")."""
-    for start in [0] + [m.end() for m in _CLAUSE_START.finditer(text)]:
+    # (a later clause only after what is told, not after an order that makes the thing: "open a P1
+    # ticket …, escalate it to engineering" escalates the ticket it opens)
+    told = first_verb(text) not in WRITE_CUES | GENERIC_WRITE and not asks_to_make(text)
+    for start in [0] + ([m.end() for m in _CLAUSE_START.finditer(text)] if told else []):
         m = _LEADING.match(text, start)
         if m and _PRONOUN.match(text, m.end()):
             return stem(m.group(1).lower())
@@ -640,14 +643,14 @@ def opening_verbs(text: str) -> list[str]:
 # that knows the undoing word but nothing of what is undone undoes something else.
 _UNDO_OBJECT_EN = re.compile(r"(?i)\b(undo|reverse|revert|lift|cancel|remove|stop|end|withdraw|"
                              r"roll\s+back|take\s+back)\s+(?:the|this|that|their|its|his|her|our|my|your)\s+"
-                             r"([a-z]+)\b(?:\s+([a-z]+)\b)?")
+                             r"([a-z]+)(?=[\s,;:!?.]|$)(?:\s+([a-z]+)(?=\s|[,;:!?]|\.(?!\w)|$))?")
 _UNDO_ZH = re.compile(r"(解除|取消|撤销|撤回)(?:掉|对)?(?:这个|那个|这笔|那笔|这张|那张|该)?"
                       r"((?![的了一过着])[\u4e00-\u9fff]{2})(?!的)")  # (not 取消状态的订单: what it is)
 _UNDONE_BY_ONE_ZH = {"解冻": "冻结", "解锁": "锁定", "解封": "封禁"}
 # Words of undoing (a write named by one of them, other than the change undone, may be the undoing)
 UNDOING_EN = frozenset(stem(w) for w in "undo reverse revert lift cancel remove stop end withdraw release drop delete "
                                         "void close terminate deactivate unbind unassign restore reactivate resume "
-                                        "reopen reinstate enable disable".split())
+                                        "reopen reinstate enable disable revoke reject deny archive".split())
 UNDOING_ZH = ("解除", "取消", "撤销", "撤回", "终止", "作废")
 
 
@@ -692,6 +695,14 @@ def _undoings(text: str) -> list[tuple[int, tuple[str, str]]]:
     out += [(m.start(), (m.group(2), m.group(1))) for m in _UNDO_ZH.finditer(text)]
     out += [(m.start(), (what, word)) for word, what in _UNDONE_BY_ONE_ZH.items() for m in re.finditer(word, text)]
     return out
+
+
+def opposed(a: str, b: str) -> bool:
+    """Two English stems that say opposite changes of one word: enable/disable, bind/unbind,
+    activate/deactivate ("re-enable we_1" is no disable_webhook; "remove a driver" may well be an
+    add_endorsement of type remove_driver)."""
+    return {a, b} == {stem("enable"), stem("disable")} or any(
+        x == p + y for x, y in ((a, b), (b, a)) for p in ("un", "de", "dis"))
 
 
 def akin(a: str, b: str) -> bool:

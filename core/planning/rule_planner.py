@@ -86,6 +86,7 @@ from core.planning.lexicon import (
     only_asks,
     only_reports,
     opening_verbs,
+    opposed,
     order_with_reason,
     pointed_at_zh,
     procedure_phrases,
@@ -353,7 +354,7 @@ class RulePlanner:
             c.asked_direction = asked_direction
             c.asked_side = side
             c.knows_asked_way = any(knows(key, w) for w in asked_words)
-            c.named_against = kind == "tool" and side != 0 and direction(name_words(name)) == -side
+            c.named_against = kind == "tool" and any(opposed(w, t) for w in asked_words for t in name_stems(name)[:1])
             c.fact = fact
             c.rank = rank.get(key, 0.0)
             used = [(f.start, f.end) for f in assignment.values.values()]
@@ -464,9 +465,11 @@ class RulePlanner:
         for what, word in undone:
             if what.isascii():
                 knows_it = self.voc.lexicon.knows_akin(c.key, what)
-                # (unbind_device for "unbind …"; reactivate_org or lift_ban where it knows what is undone)
-                undoes = any((t[:2] in ("un", "re") and akin(what, t[2:])) or knows_it and (
-                    t == word or (t in UNDOING_EN and not akin(what, t))) for t in stems)
+                # (unbind_device for "unbind …"; reactivate_org or lift_ban where that tool knows what is
+                # undone — not a recipe's cancel_event for "undo the refund")
+                undoes = any((t[:2] in ("un", "re") and akin(what, t[2:])) or (
+                    t == word or (t in UNDOING_EN and not akin(what, t))) and self.voc.lexicon.knows_akin(
+                    candidate_key("tool", n), what) for n in names for t in name_stems(n))
                 does = not undoes and any(akin(what, t) for t in stems)
                 blind = word in stems and not knows_it and not undoes
             else:  # (by its writes' own words: a recipe's description speaks of every step)

@@ -66,6 +66,13 @@ def test_the_undoing_named_in_one_word_is_offered_first(xindai: Assistant) -> No
     ("devhub", "unsuspend org_z2x4c", "reactivate_org"),
     ("devhub", "disable we_0p9o8i", "disable_webhook"),
     ("liveops", "unban PLR-00042731", "lift_ban"),
+    ("itdesk", "remove the eng vpn from lpark", "revoke_vpn"),
+    # (the review's: an id or an email after the noun is not what is undone; a setter-like tool whose
+    # name says "add" with the asked change as its type is no opposite)
+    ("rentals", "cancel the booking RS-880021, card declined", "cancel_reservation"),
+    ("flagdeck", "remove the member bob@fernbank.io from ws_8F2kQx", "remove_member"),
+    ("claimdesk", "remove a driver from POL-2023-000877", "add_endorsement"),
+    ("mailhub", "unsubscribe mark@oldclient.com on ws_8f3k2", "add_suppression"),
 ])
 def test_the_undoing_itself_still_runs(request: pytest.FixtureRequest, pack: str, text: str, tool: str) -> None:
     """Holds: a write named for the undoing (un-, re-, lift, 解冻) or the plain order runs as before."""
@@ -100,3 +107,17 @@ def test_values_and_a_verb_the_write_knows_still_run(saasdesk: Assistant) -> Non
     p = plan(saasdesk, "start a 30-day business trial on ws-310")
     assert p.status == "planned" and tools(p) == ["start_trial"]
     assert args(p, "start_trial")["workspace_id"] == "ws-310"
+
+
+@pytest.mark.parametrize("pack, text, rule", [
+    ("saasdesk", 'open a P1 ticket from jane@acme.io about "SSO login broken", escalate it to engineering',
+     "ticket_escalation"),
+    ("mailhub", "issue an invoice to ws_8f3k2, pay it, then refund it", "invoice_lifecycle"),
+])
+def test_a_pronoun_after_an_order_that_makes_the_thing_is_that_thing(
+        request: pytest.FixtureRequest, pack: str, text: str, rule: str) -> None:
+    """Holds: "open a ticket …, escalate it" escalates the ticket it opens — the recipe runs, nothing is
+    asked about an existing one (the review found these asked after the first version of the round)."""
+    assistant: Assistant = request.getfixturevalue(pack)
+    p = plan(assistant, text)
+    assert p.status == "planned" and p.rule == rule
