@@ -97,7 +97,7 @@ class Candidate:
     for_someone: bool = False  # ... a person the request acts for (帮他签合同), whom its first write would make
     undoes_wrong: str | None = None  # ... what the request asks to undo, which it would do (or ignore)
     undoes_asked: bool = False  # ... it undoes the change the request asks to undo
-    named_against: bool = False  # ... a tool whose name goes against the side the request asks
+    named_against: bool = False  # ... a tool named by the opposite form of the asked word (disable for re-enable)
     opener_unknown: bool = False  # an English request leads with a word it does not know ("upgrade …")
     pronoun_object: bool = False  # ... the thing a verb acts on as a pronoun ("cancel them"), made by its first write
     pointed_at: bool = False  # ... a thing pointed at with 这/那/该 (这个授信申请), which its first write would make
