@@ -647,13 +647,11 @@ def _decide(candidates: list[Candidate], steps_of: dict[str, set[str]]) -> Decis
             changes = [first, *(c for c in changes if c is not first)]
             return Decision("ask", first, changes[:3], reason="the request asks for a change; this would only read")
         return Decision("no_match", None, reason="the request asks for a change nothing here makes")
-    # (an undoing is offered though the request's undoing word is one it does not know: "cancel the
-    # suspension" for reactivate_org)
-    pool = sorted((c for c in candidates if not c.unable), key=lambda c: -c.score)
-    return _reconsidered(_judge(best, ranked, steps_of), best, others, pool)
+    return _reconsidered(_judge(best, ranked, steps_of), best, others, candidates)
 
 
-def _reconsidered(decision: Decision, best: Candidate, others: list[Candidate], pool: list[Candidate]) -> Decision:
+def _reconsidered(decision: Decision, best: Candidate, others: list[Candidate],
+                  candidates: list[Candidate]) -> Decision:
     """A plan the evidence allows, asked about still where the request's words put it in doubt."""
     if decision.verdict != "plan":
         return decision
@@ -677,7 +675,10 @@ def _reconsidered(decision: Decision, best: Candidate, others: list[Candidate], 
     if best.writes and best.undoes_wrong:
         # ("unpublish evt_1" is no publishing; "取消下架" no cancelled order): offer the writes that know
         # what is undone and would not redo it — none: nothing here undoes it
-        undoing = [c for c in pool if c.writes and c.undoes_asked and not c.undoes_wrong][:3]
+        # (offered though the request's undoing word is one it does not know, which `ranked` leaves out:
+        # "cancel the suspension" for reactivate_org)
+        undoing = sorted((c for c in candidates if c.writes and c.undoes_asked and not c.undoes_wrong
+                          and not c.unable), key=lambda c: -c.score)[:3]
         if not undoing:
             return Decision("no_match", None, reason=f"nothing here undoes {best.undoes_wrong}")
         return Decision("ask", undoing[0], undoing, reason=f"the request asks to undo {best.undoes_wrong}; this would not")

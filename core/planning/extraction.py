@@ -27,6 +27,7 @@ from core.knowledge import Knowledge
 from core.models import ParamSpec, RuleSpec, ToolSpec
 from core.pack_regex import finditer as pack_finditer
 from core.planning.lexicon import (
+    CLAUSE,
     HAVING,
     WAIT_FOR_ME_ZH,
     intent,
@@ -758,7 +759,7 @@ class Extractor:
                 and not any(begin <= q.start < begin + len(said) for q in quoted):
             out.append(Found(said, begin, begin + len(said), "prose", HINTED))
         if all(_WHY.search(p.name) for p in params):
-            clauses = [m for m in _CLAUSE_TEXT.finditer(text)]
+            clauses = [m for m in CLAUSE.finditer(text)]
             last = clauses[-1] if len(clauses) > 1 else None
             if last is not None and not (at is not None and at < last.start() + len(last.group(0))) \
                     and intent(last.group(0)) == 0 and not _ASKING.match(last.group(0)) \
@@ -1077,7 +1078,6 @@ _PROSE = re.compile(r"(?i)(?:^|_)(?:subject|summary|description|desc|reason|note
 _WHY = re.compile(r"(?i)(?:^|_)(?:reason|note|notes|comment|comments|remark|remarks|memo)$")
 _ASKING = re.compile(r"(?i)\s*(?:帮|请|麻烦|劳驾|顺便|再|然后|并且|另外|and\b|also\b|then\b|please\b|pls\b|plz\b|"
                      r"can you\b|could you\b|make sure\b)")  # a clause that asks for something is no reason
-_CLAUSE_TEXT = re.compile(r"[^,，;；。!！?？\n]+")
 _LABELLED = re.compile(r"(?<=[\s:：=\u3400-\u9fff])([A-Za-z][A-Za-z0-9_.-]*[A-Za-z0-9])(?![A-Za-z0-9_@])")
 
 

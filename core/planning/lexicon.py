@@ -666,7 +666,8 @@ _NOT_UNDOING = frozenset("under until unless units unique universe university un
 # A clause that puts its change off or refuses it ("解冻等我通知", "don't unpublish it yet"): nothing asked now
 _PUT_OFF = re.compile(r"(?i)等我|以后|之后再|不要|不用|别|\b(?:don'?t|do not|never|not|no|wait|hold|later|until|"
                       r"till|once|when|after|if)\b")
-_CLAUSE_ZH_EN = re.compile(r"[^，,。;；!！?？\n]+")
+# A clause: the text between punctuation (either language's)
+CLAUSE = re.compile(r"[^,，。;；!！?？\n]+")
 
 
 def undoings(text: str) -> list[tuple[str, str]]:
@@ -674,7 +675,7 @@ def undoings(text: str) -> list[tuple[str, str]]:
     ("publish", "unpublish"), ("suspension", "cancel") — and as written in Chinese: ("冻结", "解除").
     Not in a clause that puts it off beside one that asks something now ("U1 冻结，解冻等我通知" asks no
     unfreezing; "cancel the suspension once they pay" still asks to undo, later)."""
-    clauses = [(m.start(), m.end(), bool(_PUT_OFF.search(m.group(0)))) for m in _CLAUSE_ZH_EN.finditer(text)]
+    clauses = [(m.start(), m.end(), bool(_PUT_OFF.search(m.group(0)))) for m in CLAUSE.finditer(text)]
     put_off = [(a, b) for a, b, off in clauses if off] if not all(off for *_, off in clauses) else []
     return [u for at, u in _undoings(text) if not any(a <= at < b for a, b in put_off)]
 

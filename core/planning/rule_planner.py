@@ -55,6 +55,7 @@ from core.planning.extraction import (
 )
 from core.planning.idioms import plain
 from core.planning.lexicon import (
+    CLAUSE,
     REFUSALS,
     UNDOING_EN,
     UNDOING_ZH,
@@ -455,7 +456,8 @@ class RulePlanner:
         if not undone or not c.writes:
             return None, False
         names = [c.name] if c.kind == "tool" else sorted(n for n in c.running_writes if not sets_by_name(n))
-        stems = [t for n in names for t in name_stems(n)]
+        tools = [(candidate_key("tool", n), name_stems(n)) for n in names]  # each write and its name's words
+        stems = [t for _, words in tools for t in words]
         wrong, right = None, False
         if c.kind == "tool" and sets_by_name(c.name):  # (a setter goes either way: by the value it would set)
             said = [text[f.start:f.end] for f in c.assignment.values.values()] if c.assignment else []
@@ -467,18 +469,16 @@ class RulePlanner:
                 knows_it = self.voc.lexicon.knows_akin(c.key, what)
                 # (unbind_device for "unbind …"; reactivate_org or lift_ban where that tool knows what is
                 # undone — not a recipe's cancel_event for "undo the refund")
-                undoes = any((t[:2] in ("un", "re") and akin(what, t[2:])) or (
-                    t == word or (t in UNDOING_EN and not akin(what, t))) and self.voc.lexicon.knows_akin(
-                    candidate_key("tool", n), what) for n in names for t in name_stems(n))
+                undoes = any(any(t[:2] in ("un", "re") and akin(what, t[2:]) for t in words) or (
+                    any(t == word or (t in UNDOING_EN and not akin(what, t)) for t in words)
+                    and self.voc.lexicon.knows_akin(key, what)) for key, words in tools)
                 does = not undoes and any(akin(what, t) for t in stems)
                 blind = word in stems and not knows_it and not undoes
             else:  # (by its writes' own words: a recipe's description speaks of every step)
-                keys = [candidate_key("tool", n) for n in names]
                 knows_it = knows(c.key, what)
-                undoing = [any(knows(k, w) for w in undone_by_one_zh(what)) or knows(k, what) and any(
-                    knows(k, w) for w in UNDOING_ZH) for k in keys]
-                undoes = any(undoing)
-                does = not undoes and any(knows(k, what) for k in keys)
+                undoes = any(any(knows(k, w) for w in undone_by_one_zh(what)) or knows(k, what) and any(
+                    knows(k, w) for w in UNDOING_ZH) for k, _ in tools)
+                does = not undoes and any(knows(k, what) for k, _ in tools)
                 blind = word in UNDOING_ZH and knows(c.key, word) and not knows_it and not undoes
             if does or blind:
                 wrong = wrong or what
@@ -526,7 +526,7 @@ class RulePlanner:
         # (taken by no plausible candidate: "3h" as some unrelated recipe's expiry days is still untaken)
         plausible = [c for c in candidates if score(c) >= ASK_MIN] or candidates
         untaken = {s for s in spans if all(s in ignored[c.key] for c in plausible)}
-        clauses = [(m.start(), m.end()) for m in _CLAUSE.finditer(text)]
+        clauses = [(m.start(), m.end()) for m in CLAUSE.finditer(text)]
         lexicon = self.voc.lexicon
         for c in candidates:
             found = list(c.assignment.values.values()) if c.assignment else []
@@ -662,7 +662,7 @@ class RulePlanner:
         most a quantity or a date in it ("…, laptop might be compromised", "…, hasn't used it in 3
         months"). Returns the text without every remark, and without the remarks but those statements
         (whose off-domain words still say what the request is about: "…, it's spam")."""
-        clauses = [(m.start(), m.end()) for m in _CLAUSE.finditer(text)]
+        clauses = [(m.start(), m.end()) for m in CLAUSE.finditer(text)]
         if len(clauses) < 2:
             return text, text
         lexicon = self.voc.lexicon
@@ -1357,7 +1357,6 @@ _NAMES_A_THING = re.compile(r"(?i)(?:^|_)(?:id|no|number|code|key|ref|uuid|slug)
 # Not a bare 到/to ("copy A to B", "merge X into Y": both are values), nor numbers ("from 20 to 14": a delta?)
 _FROM_TO = re.compile(r"\s*(?:升到|升为|升至|升|改成|改为|调到|调为|调成|变成|换成|转为|->|→|=>)\s*")
 _CAUSE = re.compile(r"\b(?:bc|b/c|[Bb]ecause|cuz|due to)\b|因为|由于")  # (not "BC", a province or an id)
-_CLAUSE = re.compile(r"[^,，。;；!！?？\n]+")  # a clause: the text between punctuation
 # Where one part of a request ends and another begins: punctuation, and the words that add a second
 # task ("办完离职顺便补个HC", "… and also give them a key")
 _CLAUSE_BREAK = re.compile(r"[,，。;；!！?？\n]|顺便|(?<!不)同时|然后|并且|另外|再帮|(?i:\b(?:and also|and then|plus|as well as)\b)")
